@@ -1,0 +1,3 @@
+from git_teddy.cli.main import run
+
+run()

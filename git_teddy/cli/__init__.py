@@ -1,0 +1,1 @@
+"""The click layer: parse arguments, call the library, print. No logic lives here."""
