@@ -42,7 +42,9 @@ class LazyGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Settings come from `git config teddy.*`; TEDDY_* environment variables override them.",
 )
-@click.version_option(__version__, "--version", prog_name="git-teddy", message="%(prog)s %(version)s")
+@click.version_option(
+    __version__, "--version", prog_name="git-teddy", message="%(prog)s %(version)s"
+)
 def cli() -> None:
     """Pair-program with AI models; every prompt, plan and result is git history."""
 
@@ -77,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USER_ERROR
     except Exception:
         traceback.print_exc()
-        click.echo("error: this is a bug in git-teddy; please report it with the trace above", err=True)
+        click.echo(
+            "error: this is a bug in git-teddy; please report it with the trace above", err=True
+        )
         return EXIT_BUG
     return 0
 

@@ -1,0 +1,77 @@
+"""`git teddy new|list|show|log`: create and read sessions."""
+
+import json
+from typing import Any
+
+import click
+
+from git_teddy.session import views
+from git_teddy.workspace import open_workspace
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+@click.command()
+@click.argument("name")
+@click.option(
+    "--channel", help="Channel recorded in the session log (default: teddy.channel or 'cli')."
+)
+def new(name: str, channel: str | None) -> None:
+    """Start a session NAME (kebab-case): snapshot the working tree, create its branch."""
+    ws = open_workspace()
+    channel = channel or ws.settings.get("teddy.channel", "cli") or "cli"
+    session = ws.store.create_session(name, channel)
+    click.echo(session)
+    click.echo(
+        f"branch: {ws.store.branch_ref(session, 'main').removeprefix('refs/heads/')}", err=True
+    )
+
+
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of sessions.")
+def list_sessions(as_json: bool) -> None:
+    """List sessions: id, status, start time, number of turns."""
+    sessions = list(open_workspace().store.iter_sessions())
+    if as_json:
+        echo_json([s.model_dump() for s in sessions])
+    else:
+        click.echo(views.session_table(sessions))
+
+
+@click.command()
+@click.argument("target", required=False, metavar="[SESSION[/TURN]]")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def show(target: str | None, as_json: bool) -> None:
+    """Show a session's summary (default: the latest session) or one turn's files."""
+    store = open_workspace().store
+    if target and "/" in target:
+        ref = store.resolve_turn(target)
+        files = store.turn_files(ref)
+        commits = [c for c in store.turn_commits(ref.session) if c.turn == ref.turn]
+        if as_json:
+            echo_json(views.turn_json(ref.session, ref.turn, commits, files))
+        else:
+            click.echo(views.turn_text(ref.session, ref.turn, commits, files))
+        return
+    session = store.resolve_session(target)
+    summary, turns = store.summary(session), store.turns(session)
+    if as_json:
+        echo_json({**summary.model_dump(), "turn_list": [t.model_dump() for t in turns]})
+    else:
+        click.echo(views.session_text(summary, turns, store.branch_ref(session, "main")))
+
+
+@click.command()
+@click.argument("session", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of turns.")
+def log(session: str | None, as_json: bool) -> None:
+    """Show the turn graph of a session across its conversation branches."""
+    store = open_workspace().store
+    session_id = store.resolve_session(session)
+    turns = store.turns(session_id)
+    if as_json:
+        echo_json([t.model_dump() for t in turns])
+    else:
+        click.echo(views.turn_graph(session_id, turns, store.branches(session_id)))

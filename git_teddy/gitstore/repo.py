@@ -1,0 +1,262 @@
+"""The one place that talks to git: dulwich for objects and refs, the git CLI for discovery,
+configuration, identities and working-tree snapshots (where git's index is clearly better)."""
+
+import os
+import subprocess
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from dulwich.objects import Blob, Commit, ObjectID, Tree
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+
+from git_teddy.errors import ConcurrentUpdateError, NotARepositoryError, TeddyError
+
+TREE_MODE = 0o040000
+FILE_MODE = 0o100644
+
+
+def _ref(name: str) -> Ref:
+    return Ref(name.encode())
+
+
+def _oid(sha: str) -> ObjectID:
+    return ObjectID(sha.encode())
+
+
+@dataclass(frozen=True)
+class Identity:
+    """An author or committer line as git would write it (`git var GIT_COMMITTER_IDENT`)."""
+
+    name_email: str
+    timestamp: int
+    tz_offset: int  # seconds east of UTC
+
+    @classmethod
+    def parse(cls, ident: str) -> "Identity":
+        name_email, timestamp, zone = ident.strip().rsplit(" ", 2)
+        sign = -1 if zone.startswith("-") else 1
+        offset = sign * (int(zone[1:3]) * 3600 + int(zone[3:5]) * 60)
+        return cls(name_email, int(timestamp), offset)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    tree: str
+    parents: tuple[str, ...]
+    message: str
+    timestamp: int
+    tz_offset: int
+
+
+def run_git(
+    args: list[str],
+    cwd: Path,
+    extra_env: Mapping[str, str] | None = None,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(extra_env or {})}
+    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise TeddyError(
+            f"git {args[0]} failed: {proc.stderr.strip() or proc.stdout.strip()}",
+            "run the same git command yourself to see what git needs",
+        )
+    return proc
+
+
+class GitRepo:
+    """A discovered repository with a working tree: `git -C`, GIT_DIR/GIT_WORK_TREE and
+    linked worktrees are honoured because discovery is left to `git rev-parse`."""
+
+    def __init__(self, cwd: Path, toplevel: Path, git_dir: Path, common_dir: Path) -> None:
+        self.cwd = cwd
+        self.toplevel = toplevel
+        self.git_dir = git_dir
+        self.common_dir = common_dir
+        # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
+        self.dulwich = Repo(str(common_dir))
+        self._identity: Identity | None = None
+
+    @classmethod
+    def discover(cls, cwd: Path | None = None) -> "GitRepo":
+        cwd = cwd or Path.cwd()
+        args = ["rev-parse", "--is-bare-repository", "--is-inside-work-tree"]
+        args += ["--absolute-git-dir", "--git-common-dir", "--show-cdup"]
+        proc = run_git(args, cwd, check=False)
+        if proc.returncode != 0:
+            raise NotARepositoryError(
+                "not a git repository (or any of its parent directories)",
+                "run git teddy inside a git repository, or create one with `git init`",
+            )
+        bare, inside, git_dir, common_dir, *cdup = proc.stdout.splitlines()
+        if bare == "true":
+            raise NotARepositoryError(
+                "this is a bare repository; git teddy needs a working tree",
+                "run it in a clone with a working tree, or add one with `git worktree add`",
+            )
+        if inside != "true":
+            raise NotARepositoryError(
+                "not inside the repository's working tree",
+                "cd into the working tree (or pass `git -C <worktree> teddy ...`)",
+            )
+        toplevel = (cwd / (cdup[0] if cdup else "")).resolve()
+        return cls(cwd, toplevel, Path(git_dir), (cwd / common_dir).resolve())
+
+    # ---- the git CLI -------------------------------------------------------------------
+
+    def git(
+        self, *args: str, extra_env: Mapping[str, str] | None = None, check: bool = True
+    ) -> str:
+        return run_git(list(args), self.cwd, extra_env, check).stdout
+
+    def config(self, section: str) -> dict[str, list[str]]:
+        """All values of `<section>.*` keys, keys lower-cased as git compares them."""
+        proc = run_git(["config", "--get-regexp", f"^{section}\\."], self.cwd, check=False)
+        values: dict[str, list[str]] = {}
+        for line in proc.stdout.splitlines():
+            key, _, value = line.partition(" ")
+            values.setdefault(key.lower(), []).append(value)
+        return values
+
+    def committer(self) -> Identity:
+        """Who and when, as git would record it (honours GIT_COMMITTER_* and user.*)."""
+        if self._identity is None:
+            proc = run_git(["var", "GIT_COMMITTER_IDENT"], self.cwd, check=False)
+            if proc.returncode != 0:
+                raise TeddyError(
+                    "git does not know who you are, so it cannot write commits",
+                    'set it with `git config user.name "Your Name"` and '
+                    "`git config user.email you@example.com`",
+                )
+            self._identity = Identity.parse(proc.stdout)
+        return self._identity
+
+    def head_commit(self) -> str | None:
+        """The commit HEAD of this worktree points at, or None on an unborn branch."""
+        out = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
+        return out or None
+
+    def derived_dir(self) -> Path:
+        """Never-pushed state shared by all worktrees: caches, locks, scratch files."""
+        path = self.common_dir / "teddy"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    # ---- refs (dulwich; every update is compare-and-swap) --------------------------------
+
+    def read_ref(self, name: str) -> str | None:
+        try:
+            return self.dulwich.refs[_ref(name)].decode()
+        except KeyError:
+            return None
+
+    def list_refs(self, prefix: str) -> dict[str, str]:
+        """Refs under `prefix` (e.g. `refs/heads/teddy/`), by full name."""
+        refs = self.dulwich.refs.as_dict(_ref(prefix.rstrip("/")))
+        base = prefix.rstrip("/")
+        return {f"{base}/{name.decode()}": sha.decode() for name, sha in refs.items()}
+
+    def update_ref(self, name: str, new: str, expected: str | None, reason: str) -> None:
+        """Move `name` from `expected` (None: must not exist) to `new`, atomically."""
+        refs = self.dulwich.refs
+        message = f"teddy: {reason}".encode()
+        if expected is None:
+            done = refs.add_if_new(_ref(name), _oid(new), message=message)
+        else:
+            done = refs.set_if_equals(_ref(name), _oid(expected), _oid(new), message=message)
+        if not done:
+            raise ConcurrentUpdateError(
+                f"{name} changed while git teddy was writing to it",
+                "another git teddy process updated the session; run your command again",
+            )
+
+    # ---- objects --------------------------------------------------------------------------
+
+    def read_commit(self, sha: str) -> CommitInfo:
+        commit = self.dulwich[sha.encode()]
+        if not isinstance(commit, Commit):
+            raise TeddyError(f"{sha} is not a commit", "check the id you gave")
+        return CommitInfo(
+            sha=sha,
+            tree=commit.tree.decode(),
+            parents=tuple(p.decode() for p in commit.parents),
+            message=commit.message.decode("utf-8", "replace"),
+            timestamp=commit.commit_time,
+            tz_offset=commit.commit_timezone,
+        )
+
+    def first_parent_history(self, tip: str) -> Iterator[CommitInfo]:
+        """Commits from `tip` back to the root along first parents, newest first."""
+        sha: str | None = tip
+        while sha:
+            info = self.read_commit(sha)
+            yield info
+            sha = info.parents[0] if info.parents else None
+
+    def _tree_at(self, tree_sha: str, path: str) -> Tree | Blob | None:
+        obj = self.dulwich[tree_sha.encode()]
+        for part in PurePosixPath(path).parts:
+            if not isinstance(obj, Tree) or part.encode() not in obj:
+                return None
+            _, sha = obj[part.encode()]
+            obj = self.dulwich[sha]
+        return obj if isinstance(obj, Tree | Blob) else None
+
+    def read_file(self, tree_sha: str, path: str) -> bytes | None:
+        obj = self._tree_at(tree_sha, path)
+        return obj.data if isinstance(obj, Blob) else None
+
+    def list_dir(self, tree_sha: str, path: str = "") -> dict[str, bool]:
+        """Names in a folder of a tree, each mapped to whether it is itself a folder."""
+        obj = self._tree_at(tree_sha, path) if path else self.dulwich[tree_sha.encode()]
+        if not isinstance(obj, Tree):
+            return {}
+        return {e.path.decode(): e.mode == TREE_MODE for e in obj.iteritems()}
+
+    def write_tree(self, base_tree: str | None, files: Mapping[str, bytes]) -> str:
+        """A new tree: `base_tree` with `files` (POSIX paths -> content) written over it."""
+        nested: dict[str, dict[str, bytes] | bytes] = {}
+        for path, data in files.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                sub = nested.setdefault(head, {})
+                assert isinstance(sub, dict), f"{head} is both a file and a folder"
+                sub[rest] = data
+            else:
+                nested[head] = data
+        tree = Tree()
+        if base_tree:
+            base = self.dulwich[base_tree.encode()]
+            assert isinstance(base, Tree)
+            for entry in base.iteritems():
+                tree.add(entry.path, entry.mode, entry.sha)
+        store = self.dulwich.object_store
+        for name, value in nested.items():
+            if isinstance(value, bytes):
+                blob = Blob.from_string(value)
+                store.add_object(blob)
+                tree.add(name.encode(), FILE_MODE, blob.id)
+            else:
+                existing = tree[name.encode()][1].decode() if name.encode() in tree else None
+                tree.add(name.encode(), TREE_MODE, _oid(self.write_tree(existing, value)))
+        store.add_object(tree)
+        return tree.id.decode()
+
+    def write_commit(self, tree: str, parents: list[str], message: str) -> str:
+        ident = self.committer()
+        commit = Commit()
+        commit.tree = tree.encode()
+        commit.parents = [_oid(p) for p in parents]
+        commit.author = commit.committer = ident.name_email.encode()
+        commit.author_time = commit.commit_time = ident.timestamp
+        commit.author_timezone = commit.commit_timezone = ident.tz_offset
+        commit.encoding = b"UTF-8"
+        commit.message = message.encode()
+        self.dulwich.object_store.add_object(commit)
+        return commit.id.decode()
+
+    def object_exists(self, sha: str) -> bool:
+        return _oid(sha) in self.dulwich.object_store

@@ -1,0 +1,23 @@
+"""YAML frontmatter of Markdown documents such as `session.md` (pure)."""
+
+from typing import Any
+
+import yaml
+
+
+def render(frontmatter: dict[str, Any], body: str) -> str:
+    header = yaml.safe_dump(frontmatter, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{header}---\n{body}"
+
+
+def parse(text: str) -> tuple[dict[str, Any], str]:
+    """Split a document into its frontmatter mapping and body; no frontmatter gives {}."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        return {}, text
+    data = yaml.safe_load(text[4 : end + 1]) or {}
+    if not isinstance(data, dict):
+        return {}, text
+    return data, text[end + 5 :]

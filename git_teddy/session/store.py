@@ -1,0 +1,312 @@
+"""Sessions kept in git: one orphan branch per conversation line, turns as commits with
+trailers, project states as snapshot commits kept alive by refs outside refs/heads.
+
+Layout for session `20261126-auth` with the default prefix `teddy/`:
+- `refs/heads/teddy/20261126-auth/main`, `refs/heads/teddy/20261126-auth/02-branch-01`:
+  conversation branches; their tree is the session folder (`session.md`, `session.context`,
+  one folder per turn), cumulative;
+- `refs/teddy/snapshots/20261126-auth/<sha>`: every snapshot the session refers to.
+"""
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+
+from git_teddy.errors import TeddyError
+from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
+from git_teddy.session import frontmatter
+from git_teddy.session.models import (
+    SessionSummary,
+    TurnCommit,
+    iso_time,
+    turn_commit_from_message,
+)
+from git_teddy.session.names import (
+    MAIN_BRANCH,
+    branch_of_turn,
+    is_turn_name,
+    new_branch_name,
+    new_session_id,
+    next_turn_name,
+    turn_depth,
+    validate_slug,
+)
+from git_teddy.session.trailers import format_message, parse_trailers
+
+SESSION_LOG = "session.md"
+SESSION_CONTEXT = "session.context"
+
+
+@dataclass(frozen=True)
+class TurnRef:
+    session: str
+    turn: str
+    branch: str
+
+
+class SessionStore:
+    """Reads and writes the sessions of one repository."""
+
+    def __init__(self, repo: GitRepo, prefix: str) -> None:
+        self.repo = repo
+        self.prefix = prefix  # e.g. "teddy/"
+
+    # ---- refs ------------------------------------------------------------------------------
+
+    def branch_ref(self, session: str, branch: str) -> str:
+        return f"refs/heads/{self.prefix}{session}/{branch}"
+
+    def snapshot_ref(self, session: str, sha: str) -> str:
+        return f"refs/{self.prefix}snapshots/{session}/{sha}"
+
+    def _all_branches(self) -> dict[str, dict[str, str]]:
+        """session id -> branch name -> tip commit."""
+        sessions: dict[str, dict[str, str]] = {}
+        base = f"refs/heads/{self.prefix}"
+        for name, sha in self.repo.list_refs(base).items():
+            session, _, branch = name[len(base) :].partition("/")
+            if branch and "/" not in branch:
+                sessions.setdefault(session, {})[branch] = sha
+        return sessions
+
+    def session_ids(self) -> list[str]:
+        return sorted(self._all_branches())
+
+    def branches(self, session: str) -> dict[str, str]:
+        branches = self._all_branches().get(session)
+        if not branches:
+            raise _unknown_session(session)
+        return branches
+
+    def snapshots(self, session: str) -> list[str]:
+        return sorted(self.repo.list_refs(f"refs/{self.prefix}snapshots/{session}/").values())
+
+    # ---- sessions --------------------------------------------------------------------------
+
+    def create_session(self, name: str, channel: str) -> str:
+        """A new session: base snapshot, orphan root commit, branch `<prefix><id>/main`."""
+        validate_slug(name)
+        now = self.now()
+        session = new_session_id(now.date(), name, set(self.session_ids()))
+        base = self.take_snapshot(session, f"teddy: base snapshot of session {session}")
+        log = {
+            "type": "session",
+            "session_id": session,
+            "started": now.isoformat(),
+            "status": "active",
+            "channel": channel,
+        }
+        files = {SESSION_LOG: frontmatter.render(log, f"\n# Session {session}\n").encode()}
+        files[SESSION_CONTEXT] = b""
+        trailers = {
+            "Teddy-Session": session,
+            "Teddy-Phase": "new",
+            "Teddy-Status": "active",
+            "Teddy-Snapshot": base,
+        }
+        tree = self.repo.write_tree(None, files)
+        message = format_message(f"teddy: new session {session}", trailers)
+        root = self.repo.write_commit(tree, [], message)
+        self.repo.update_ref(self.branch_ref(session, MAIN_BRANCH), root, None, "new session")
+        return session
+
+    def now(self) -> datetime:
+        """The time git would record for a commit now (fixed in tests by GIT_COMMITTER_DATE)."""
+        ident = self.repo.committer()
+        zone = timezone(timedelta(seconds=ident.tz_offset)) if ident.tz_offset else UTC
+        return datetime.fromtimestamp(ident.timestamp, zone)
+
+    def resolve_session(self, spec: str | None) -> str:
+        """A session id from an id, a unique prefix of one (or of its slug), or None for the
+        most recently active session."""
+        all_branches = self._all_branches()
+        if not all_branches:
+            raise TeddyError(
+                "there are no sessions in this repository yet",
+                "start one with `git teddy new <name>`",
+            )
+        if spec is None:
+            return max(all_branches, key=lambda s: (self._last_active(all_branches[s]), s))
+        exact = [s for s in all_branches if s == spec or s[9:] == spec]
+        if len(exact) == 1:
+            return exact[0]
+        matches = sorted(s for s in all_branches if s.startswith(spec) or s[9:].startswith(spec))
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise _unknown_session(spec)
+        raise TeddyError(
+            f"session {spec!r} is ambiguous: it matches {', '.join(matches)}",
+            "give more of the session id",
+        )
+
+    def _last_active(self, branches: Mapping[str, str]) -> int:
+        return max(self.repo.read_commit(tip).timestamp for tip in branches.values())
+
+    def summary(self, session: str) -> SessionSummary:
+        branches = self.branches(session)
+        main_tip = branches.get(MAIN_BRANCH) or next(iter(branches.values()))
+        log, _ = frontmatter.parse(self.read_session_file(main_tip, SESSION_LOG) or "")
+        root = self._root_commit(main_tip)
+        last = max((self.repo.read_commit(t) for t in branches.values()), key=lambda c: c.timestamp)
+        return SessionSummary(
+            id=session,
+            status=str(log.get("status", "unknown")),
+            started=str(log.get("started", iso_time(root.timestamp, root.tz_offset))),
+            channel=str(log.get("channel", "")),
+            turns=len(self.turn_names(session)),
+            branches=sorted(branches, key=lambda b: (b != MAIN_BRANCH, b)),
+            base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
+            last_active=iso_time(last.timestamp, last.tz_offset),
+        )
+
+    def _root_commit(self, tip: str) -> CommitInfo:
+        *_, root = self.repo.first_parent_history(tip)
+        return root
+
+    # ---- turns -----------------------------------------------------------------------------
+
+    def turn_commits(self, session: str) -> list[TurnCommit]:
+        """Every plan and report commit of the session, across branches, oldest first."""
+        seen: set[str] = set()
+        commits: list[TurnCommit] = []
+        branches = self.branches(session)
+        for branch in sorted(branches, key=lambda b: (b != MAIN_BRANCH, b)):
+            for info in self.repo.first_parent_history(branches[branch]):
+                if info.sha in seen:
+                    break  # the rest is history shared with a branch already walked
+                seen.add(info.sha)
+                turn = turn_commit_from_message(
+                    info.message, info.sha, iso_time(info.timestamp, info.tz_offset)
+                )
+                if turn and turn.session == session:
+                    commits.append(turn)
+        return sorted(
+            commits, key=lambda c: (c.time, turn_depth(c.turn), c.turn, c.phase != "plan")
+        )
+
+    def turns(self, session: str) -> list[TurnCommit]:
+        """One entry per turn: its latest commit (the report once executed, else the plan)."""
+        latest: dict[str, TurnCommit] = {}
+        for commit in self.turn_commits(session):
+            latest[commit.turn] = commit
+        return sorted(latest.values(), key=lambda c: (turn_depth(c.turn), c.turn))
+
+    def turn_names(self, session: str) -> set[str]:
+        names: set[str] = set()
+        for tip in self.branches(session).values():
+            tree = self.repo.read_commit(tip).tree
+            names.update(n for n, is_dir in self.repo.list_dir(tree).items() if is_dir)
+        return {n for n in names if is_turn_name(n)}
+
+    def resolve_turn(self, spec: str, session: str | None = None) -> TurnRef:
+        """`02`, `02-branch-01` or `<session>/02` (the session part may be a prefix)."""
+        if "/" in spec:
+            session_spec, _, spec = spec.partition("/")
+            session = self.resolve_session(session_spec)
+        session = session or self.resolve_session(None)
+        if spec.isdigit() and len(spec) == 1:
+            spec = f"0{spec}"
+        if spec not in self.turn_names(session):
+            known = ", ".join(sorted(self.turn_names(session), key=lambda n: (turn_depth(n), n)))
+            raise TeddyError(
+                f"session {session} has no turn {spec!r}",
+                f"its turns are: {known}" if known else "it has no turns yet",
+            )
+        return TurnRef(session, spec, branch_of_turn(spec))
+
+    def turn_files(self, ref: TurnRef) -> dict[str, bytes]:
+        """The files of a turn's folder, as the tip of its branch has them."""
+        tip = self.branches(ref.session).get(ref.branch)
+        if tip is None:
+            raise TeddyError(
+                f"the branch of turn {ref.turn} ({ref.branch}) no longer exists",
+                f"list the session's branches with `git teddy show {ref.session}`",
+            )
+        tree = self.repo.read_commit(tip).tree
+        files: dict[str, bytes] = {}
+        for name, is_dir in self.repo.list_dir(tree, ref.turn).items():
+            data = None if is_dir else self.repo.read_file(tree, f"{ref.turn}/{name}")
+            if data is not None:
+                files[name] = data
+        return files
+
+    def read_session_file(self, commit: str, path: str) -> str | None:
+        data = self.repo.read_file(self.repo.read_commit(commit).tree, path)
+        return data.decode("utf-8", "replace") if data is not None else None
+
+    def turn_id(self, session: str, turn: str) -> str:
+        """A stable, unique id: derived from the session's root commit and the turn's name."""
+        main_tip = self.branches(session).get(MAIN_BRANCH) or next(
+            iter(self.branches(session).values())
+        )
+        root = self._root_commit(main_tip).sha
+        return hashlib.sha1(f"{root}:{turn}".encode()).hexdigest()[:16]
+
+    def next_turn(self, session: str, branch: str) -> str:
+        """The name the next turn planned on `branch` gets."""
+        tip = self.branches(session).get(branch)
+        if tip is None:
+            raise TeddyError(
+                f"session {session} has no branch {branch!r}",
+                f"see its branches with `git teddy show {session}`",
+            )
+        last = parse_trailers(self.repo.read_commit(tip).message).get("Teddy-Turn")
+        depth = turn_depth(last) + 1 if last else 1
+        started = branch != MAIN_BRANCH and branch in self.turn_names(session)
+        return next_turn_name(branch, depth, started)
+
+    def commit_files(
+        self,
+        session: str,
+        branch: str,
+        files: Mapping[str, bytes],
+        subject: str,
+        trailers: dict[str, str],
+    ) -> str:
+        """Write `files` (paths in the session folder) as a new commit on `branch`."""
+        ref = self.branch_ref(session, branch)
+        tip = self.repo.read_ref(ref)
+        if tip is None:
+            raise TeddyError(
+                f"session {session} has no branch {branch!r}",
+                f"see its branches with `git teddy show {session}`",
+            )
+        tree = self.repo.write_tree(self.repo.read_commit(tip).tree, files)
+        commit = self.repo.write_commit(tree, [tip], format_message(subject, trailers))
+        self.repo.update_ref(ref, commit, tip, subject)
+        return commit
+
+    def create_branch(self, ref: TurnRef) -> str:
+        """A conversation branch that is an alternative to `ref`'s turn: it starts where that
+        turn started (its parent turn), and its first turn will be named after the branch."""
+        plan = next((c for c in self.turn_commits(ref.session) if c.turn == ref.turn), None)
+        if plan is None:
+            raise TeddyError(f"turn {ref.turn} has no commits", "pick another turn")
+        start = self.repo.read_commit(plan.commit).parents[0]
+        taken = self.turn_names(ref.session) | set(self.branches(ref.session))
+        name = new_branch_name(turn_depth(ref.turn), taken)
+        self.repo.update_ref(self.branch_ref(ref.session, name), start, None, f"branch {name}")
+        return name
+
+    # ---- snapshots -------------------------------------------------------------------------
+
+    def take_snapshot(self, session: str, message: str) -> str:
+        """Snapshot the user's working tree (index and files untouched) and keep it."""
+        sha = snapshot_worktree(self.repo, message)
+        self.keep_snapshot(session, sha)
+        return sha
+
+    def keep_snapshot(self, session: str, sha: str) -> None:
+        ref = self.snapshot_ref(session, sha)
+        if self.repo.read_ref(ref) is None:
+            self.repo.update_ref(ref, sha, None, "keep snapshot")
+
+    def iter_sessions(self) -> Iterator[SessionSummary]:
+        for session in self.session_ids():
+            yield self.summary(session)
+
+
+def _unknown_session(spec: str) -> TeddyError:
+    return TeddyError(f"no session matches {spec!r}", "list sessions with `git teddy list`")

@@ -1,0 +1,21 @@
+"""Opening a repository for a command: where it is, its settings, its session store."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from git_teddy.config import Settings
+from git_teddy.gitstore import GitRepo
+from git_teddy.session.store import SessionStore
+
+
+@dataclass(frozen=True)
+class Workspace:
+    repo: GitRepo
+    settings: Settings
+    store: SessionStore
+
+
+def open_workspace(cwd: Path | None = None) -> Workspace:
+    repo = GitRepo.discover(cwd)
+    settings = Settings.from_env(repo.config("teddy"))
+    return Workspace(repo, settings, SessionStore(repo, settings.ref_prefix))
