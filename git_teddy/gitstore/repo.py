@@ -3,11 +3,13 @@ configuration, identities and working-tree snapshots (where git's index is clear
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from dulwich.objects import Blob, Commit, ObjectID, Tree
+from dulwich.file import FileLocked
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
@@ -15,6 +17,8 @@ from git_teddy.errors import ConcurrentUpdateError, NotARepositoryError, TeddyEr
 
 TREE_MODE = 0o040000
 FILE_MODE = 0o100644
+LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
+LOCK_WAIT = 0.02
 
 
 def _ref(name: str) -> Ref:
@@ -83,27 +87,30 @@ class GitRepo:
     @classmethod
     def discover(cls, cwd: Path | None = None) -> "GitRepo":
         cwd = cwd or Path.cwd()
-        args = ["rev-parse", "--is-bare-repository", "--is-inside-work-tree"]
-        args += ["--absolute-git-dir", "--git-common-dir", "--show-cdup"]
+        args = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
         proc = run_git(args, cwd, check=False)
         if proc.returncode != 0:
-            raise NotARepositoryError(
+            raise cls._why_no_worktree(cwd)
+        git_dir, common_dir, toplevel = proc.stdout.splitlines()
+        return cls(cwd, Path(toplevel), Path(git_dir), (cwd / common_dir).resolve())
+
+    @staticmethod
+    def _why_no_worktree(cwd: Path) -> NotARepositoryError:
+        bare = run_git(["rev-parse", "--is-bare-repository"], cwd, check=False)
+        if bare.returncode != 0:
+            return NotARepositoryError(
                 "not a git repository (or any of its parent directories)",
                 "run git teddy inside a git repository, or create one with `git init`",
             )
-        bare, inside, git_dir, common_dir, *cdup = proc.stdout.splitlines()
-        if bare == "true":
-            raise NotARepositoryError(
+        if bare.stdout.strip() == "true":
+            return NotARepositoryError(
                 "this is a bare repository; git teddy needs a working tree",
                 "run it in a clone with a working tree, or add one with `git worktree add`",
             )
-        if inside != "true":
-            raise NotARepositoryError(
-                "not inside the repository's working tree",
-                "cd into the working tree (or pass `git -C <worktree> teddy ...`)",
-            )
-        toplevel = (cwd / (cdup[0] if cdup else "")).resolve()
-        return cls(cwd, toplevel, Path(git_dir), (cwd / common_dir).resolve())
+        return NotARepositoryError(
+            "not inside the repository's working tree",
+            "cd into the working tree (or pass `git -C <worktree> teddy ...`)",
+        )
 
     # ---- the git CLI -------------------------------------------------------------------
 
@@ -161,17 +168,25 @@ class GitRepo:
 
     def update_ref(self, name: str, new: str, expected: str | None, reason: str) -> None:
         """Move `name` from `expected` (None: must not exist) to `new`, atomically."""
-        refs = self.dulwich.refs
-        message = f"teddy: {reason}".encode()
-        if expected is None:
-            done = refs.add_if_new(_ref(name), _oid(new), message=message)
+        for _ in range(LOCK_RETRIES):
+            try:
+                done = self._swap_ref(name, new, expected, reason)
+                break
+            except FileLocked:
+                time.sleep(LOCK_WAIT)  # another writer holds the ref's lock: wait, re-check
         else:
-            done = refs.set_if_equals(_ref(name), _oid(expected), _oid(new), message=message)
+            done = False
         if not done:
             raise ConcurrentUpdateError(
                 f"{name} changed while git teddy was writing to it",
                 "another git teddy process updated the session; run your command again",
             )
+
+    def _swap_ref(self, name: str, new: str, expected: str | None, reason: str) -> bool:
+        refs, message = self.dulwich.refs, f"teddy: {reason}".encode()
+        if expected is None:
+            return refs.add_if_new(_ref(name), _oid(new), message=message)
+        return refs.set_if_equals(_ref(name), _oid(expected), _oid(new), message=message)
 
     # ---- objects --------------------------------------------------------------------------
 
@@ -216,6 +231,19 @@ class GitRepo:
             return {}
         return {e.path.decode(): e.mode == TREE_MODE for e in obj.iteritems()}
 
+    def _add_object(self, obj: ShaFile) -> None:
+        """Store an object; another process writing the same object at once is not an error."""
+        store = self.dulwich.object_store
+        for _ in range(LOCK_RETRIES):
+            if obj.id in store:
+                return
+            try:
+                store.add_object(obj)
+                return
+            except FileLocked:
+                time.sleep(LOCK_WAIT)  # someone is writing this very object; it will appear
+        store.add_object(obj)
+
     def write_tree(self, base_tree: str | None, files: Mapping[str, bytes]) -> str:
         """A new tree: `base_tree` with `files` (POSIX paths -> content) written over it."""
         nested: dict[str, dict[str, bytes] | bytes] = {}
@@ -233,16 +261,15 @@ class GitRepo:
             assert isinstance(base, Tree)
             for entry in base.iteritems():
                 tree.add(entry.path, entry.mode, entry.sha)
-        store = self.dulwich.object_store
         for name, value in nested.items():
             if isinstance(value, bytes):
                 blob = Blob.from_string(value)
-                store.add_object(blob)
+                self._add_object(blob)
                 tree.add(name.encode(), FILE_MODE, blob.id)
             else:
                 existing = tree[name.encode()][1].decode() if name.encode() in tree else None
                 tree.add(name.encode(), TREE_MODE, _oid(self.write_tree(existing, value)))
-        store.add_object(tree)
+        self._add_object(tree)
         return tree.id.decode()
 
     def write_commit(self, tree: str, parents: list[str], message: str) -> str:
@@ -255,7 +282,7 @@ class GitRepo:
         commit.author_timezone = commit.commit_timezone = ident.tz_offset
         commit.encoding = b"UTF-8"
         commit.message = message.encode()
-        self.dulwich.object_store.add_object(commit)
+        self._add_object(commit)
         return commit.id.decode()
 
     def object_exists(self, sha: str) -> bool:

@@ -9,11 +9,13 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
 """
 
 import hashlib
+import random
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
-from git_teddy.errors import TeddyError
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.session import frontmatter
 from git_teddy.session.models import (
@@ -36,6 +38,7 @@ from git_teddy.session.trailers import format_message, parse_trailers
 
 SESSION_LOG = "session.md"
 SESSION_CONTEXT = "session.context"
+CREATE_ATTEMPTS = 20  # each lost race means another session was created: progress
 
 
 @dataclass(frozen=True)
@@ -85,9 +88,19 @@ class SessionStore:
     # ---- sessions --------------------------------------------------------------------------
 
     def create_session(self, name: str, channel: str) -> str:
-        """A new session: base snapshot, orphan root commit, branch `<prefix><id>/main`."""
+        """A new session: base snapshot, orphan root commit, branch `<prefix><id>/main`.
+        Two processes creating the same name at once get distinct ids (the loser retries)."""
         validate_slug(name)
         now = self.now()
+        for _attempt in range(CREATE_ATTEMPTS - 1):
+            try:
+                return self._create_session_once(name, channel, now)
+            except ConcurrentUpdateError:
+                time.sleep(random.uniform(0, 0.05))  # jitter, so racers spread out
+                continue
+        return self._create_session_once(name, channel, now)
+
+    def _create_session_once(self, name: str, channel: str, now: datetime) -> str:
         session = new_session_id(now.date(), name, set(self.session_ids()))
         base = self.take_snapshot(session, f"teddy: base snapshot of session {session}")
         log = {
@@ -191,7 +204,10 @@ class SessionStore:
         latest: dict[str, TurnCommit] = {}
         for commit in self.turn_commits(session):
             latest[commit.turn] = commit
-        return sorted(latest.values(), key=lambda c: (turn_depth(c.turn), c.turn))
+        return sorted(
+            latest.values(),
+            key=lambda c: (turn_depth(c.turn), c.branch != MAIN_BRANCH, c.turn),
+        )
 
     def turn_names(self, session: str) -> set[str]:
         names: set[str] = set()
@@ -300,8 +316,13 @@ class SessionStore:
 
     def keep_snapshot(self, session: str, sha: str) -> None:
         ref = self.snapshot_ref(session, sha)
-        if self.repo.read_ref(ref) is None:
+        if self.repo.read_ref(ref) == sha:
+            return
+        try:
             self.repo.update_ref(ref, sha, None, "keep snapshot")
+        except ConcurrentUpdateError:
+            if self.repo.read_ref(ref) != sha:  # someone kept the same snapshot: fine
+                raise
 
     def iter_sessions(self) -> Iterator[SessionSummary]:
         for session in self.session_ids():
