@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `make demo`: everything git-teddy does so far, with real commands in a throwaway repository.
+# Needs no network and no API key. Each feature adds its part below.
+set -euo pipefail
+
+demo=$(mktemp -d "${TMPDIR:-/tmp}/git-teddy-demo.XXXXXX")
+trap 'rm -rf "$demo"' EXIT
+# A sealed git identity, so the demo runs the same on a machine with no git config.
+export HOME="$demo/home" GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME="Demo User" GIT_AUTHOR_EMAIL="demo@example.com"
+export GIT_COMMITTER_NAME="Demo User" GIT_COMMITTER_EMAIL="demo@example.com"
+mkdir -p "$HOME"
+
+bold=$'\033[1m' dim=$'\033[2m' off=$'\033[0m'
+[ -t 1 ] || { bold="" dim="" off=""; }
+say() { printf '\n%s# %s%s\n' "$dim" "$*" "$off"; }
+run() { printf '%s$ %s%s\n' "$bold" "$*" "$off"; "$@"; }
+
+say "A small project with a committed file, a modified file and an untracked file"
+mkdir "$demo/project" && cd "$demo/project"
+run git init -q -b main
+printf 'def greet():\n    return "hello"\n' > app.py
+printf '# Demo project\n' > README.md
+run git add . && run git commit -qm "initial commit"
+printf 'def greet():\n    return "hello, world"\n' > app.py
+printf 'todo: login\n' > notes.txt
+run git status --short
+
+say "Start a session: the working tree (dirty state included) becomes its base snapshot"
+index_before=$(cksum < .git/index)
+session=$(git teddy new add-user-auth)
+run echo "$session"
+run git branch --list 'teddy/*'
+run git status --short
+[ "$(cksum < .git/index)" = "$index_before" ] && echo "(the index is byte-for-byte unchanged)"
+
+say "The session branch is plain git: one orphan commit with Teddy-* trailers"
+run git log --format='%h %s%n%(trailers:only)' "teddy/$session/main"
+run git ls-tree --name-only "teddy/$session/main"
+run git show "teddy/$session/main:session.md"
+
+say "The base snapshot holds the uncommitted edit and the untracked file, kept by a ref"
+run git for-each-ref refs/teddy/
+base=$(git teddy show --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["base_snapshot"])')
+run git show --stat --format='%h %s' "$base"
+
+say "Sessions are listed, shown and logged; names that collide get a suffix"
+run git teddy new add-user-auth
+run git teddy list
+run git teddy show "$session"
+run git teddy log "$session"
+
+say "Bad input is an error with a hint, never a traceback"
+run git teddy new "Add User Auth" || true
+run git teddy show no-such-session || true
+
+if git teddy validate -h >/dev/null 2>&1; then
+  say "Plans: validate a plan written by a model, repair its code fences"
+  cat > plan.md <<'PLAN'
+# Greet the whole world
+- **Status:** Green
+- **Agent:** Dev
+
+## Rationale
+````text
+### 1. Synthesis
+The greeting is too narrow.
+### 2. Justification
+A one-line edit.
+### 3. Expected Outcome
+`greet()` returns "hello, world".
+### 4. State Dashboard
+- Greeting: in progress
+````
+
+## Action Plan
+
+### `EDIT`
+- **File Path:** [app.py](/app.py)
+- **Description:** Widen the greeting.
+
+`FIND:`
+```python
+    return "hello, world"
+```
+`REPLACE:`
+```python
+    return "hello, everyone"
+```
+PLAN
+  run git teddy validate plan.md
+  printf '# Broken\n\n## Action Plan\n\n### `EDIT`\n- **File Path:** [a.py](/a.py)\n\n`FIND:`\n```\nx\n```\n' > broken.md
+  run git teddy validate broken.md || true
+fi
+
+say "Done. Everything above is in git: try 'git log --all --graph' in a session of your own."
