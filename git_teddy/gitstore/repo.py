@@ -6,6 +6,7 @@ import subprocess
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 
 from dulwich.file import FileLocked
@@ -139,7 +140,10 @@ class GitRepo:
                     "`git config user.email you@example.com`",
                 )
             self._identity = Identity.parse(proc.stdout)
-        return self._identity
+        if "GIT_COMMITTER_DATE" in os.environ:
+            return self._identity  # a fixed date, as in tests: every commit gets it
+        offset = datetime.now().astimezone().utcoffset() or timedelta(0)
+        return Identity(self._identity.name_email, int(time.time()), int(offset.total_seconds()))
 
     def head_commit(self) -> str | None:
         """The commit HEAD of this worktree points at, or None on an unborn branch."""

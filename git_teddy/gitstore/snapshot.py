@@ -32,11 +32,11 @@ def _write_worktree_tree(repo: GitRepo) -> str:
         Path(f"{temp_index}.lock").unlink(missing_ok=True)
 
 
-def snapshot_worktree(repo: GitRepo, message: str) -> str:
-    """The commit holding the working tree's state: HEAD itself when nothing is uncommitted,
-    else a new commit on top of HEAD (a root commit on an unborn branch)."""
-    head = repo.head_commit()
+def snapshot_worktree(repo: GitRepo, message: str, parent: str | None = None) -> str:
+    """The commit holding the working tree's state, on top of `parent` (default: HEAD; a root
+    commit on an unborn branch). When nothing differs from the parent, the parent itself."""
+    parent = parent or repo.head_commit()
     tree = _write_worktree_tree(repo)
-    if head and repo.read_commit(head).tree == tree:
-        return head
-    return repo.write_commit(tree, [head] if head else [], message)
+    if parent and repo.read_commit(parent).tree == tree:
+        return parent
+    return repo.write_commit(tree, [parent] if parent else [], message)

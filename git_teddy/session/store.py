@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
@@ -304,13 +305,26 @@ class SessionStore:
         taken = self.turn_names(ref.session) | set(self.branches(ref.session))
         name = new_branch_name(turn_depth(ref.turn), taken)
         self.repo.update_ref(self.branch_ref(ref.session, name), start, None, f"branch {name}")
+        self._branch_marker(ref.session).write_text(name + "\n")
         return name
+
+    def _branch_marker(self, session: str) -> Path:
+        folder = self.repo.derived_dir() / "sessions" / session
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / "branch"
+
+    def current_branch(self, session: str) -> str:
+        """The conversation branch new turns go on: the last one made here, else main.
+        (Local state, like HEAD: kept in the derived-state folder, never pushed.)"""
+        marker = self._branch_marker(session)
+        name = marker.read_text().strip() if marker.exists() else MAIN_BRANCH
+        return name if name in self.branches(session) else MAIN_BRANCH
 
     # ---- snapshots -------------------------------------------------------------------------
 
-    def take_snapshot(self, session: str, message: str) -> str:
+    def take_snapshot(self, session: str, message: str, parent: str | None = None) -> str:
         """Snapshot the user's working tree (index and files untouched) and keep it."""
-        sha = snapshot_worktree(self.repo, message)
+        sha = snapshot_worktree(self.repo, message, parent)
         self.keep_snapshot(session, sha)
         return sha
 

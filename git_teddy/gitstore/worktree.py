@@ -1,0 +1,103 @@
+"""Throwaway worktrees where plans run, pooled under the derived-state folder.
+
+Creating a worktree checks out every file; on a big repository that dominates a turn. So
+worktrees are kept and reused: moving one to another snapshot with `git reset --hard` only
+rewrites the files that differ. A lock file with the owner's pid keeps two runs apart; a
+lock whose process is gone is stale, and the next run takes the worktree over.
+"""
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from git_teddy.errors import TeddyError
+from git_teddy.gitstore.repo import GitRepo, run_git
+
+POOL_SIZE = 8
+
+
+@dataclass
+class Worktree:
+    path: Path
+    linked: list[str] = field(default_factory=list)  # ignored paths linked from the checkout
+    recovered_stale: bool = False  # an interrupted run had left this worktree behind
+
+    def git(self, *args: str, extra_env: dict[str, str] | None = None) -> str:
+        return run_git(list(args), self.path, extra_env).stdout
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _take_lock(lock: Path) -> bool | None:
+    """True: locked fresh; False: took over a stale lock; None: held by a live process."""
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            owner = int(lock.read_text().strip() or "0")
+        except (OSError, ValueError):
+            owner = 0
+        if owner and _pid_alive(owner):
+            return None
+        lock.write_text(str(os.getpid()))
+        return False
+    with os.fdopen(fd, "w") as handle:
+        handle.write(str(os.getpid()))
+    return True
+
+
+def _link_ignored_paths(repo: GitRepo, tree: Path, links: list[str]) -> list[str]:
+    linked = []
+    for rel in links:
+        source, target = repo.toplevel / rel, tree / rel
+        if not source.exists() or target.exists() or target.is_symlink():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(source, target_is_directory=source.is_dir())
+        linked.append(rel.strip("/"))
+    return linked
+
+
+def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
+    registered = (path / ".git").is_file()
+    if not registered:
+        repo.git("worktree", "prune")
+        repo.git("worktree", "add", "--force", "--detach", "--quiet", str(path), commit)
+        return
+    run_git(["reset", "--quiet", "--hard", commit], path)
+    # -x also removes ignored leftovers of the previous run (build output, caches).
+    run_git(["clean", "-ffdxq"], path)
+
+
+@contextmanager
+def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[Worktree]:
+    """A worktree at `commit` for this process only; it stays in the pool afterwards."""
+    pool = repo.derived_dir() / "worktrees"
+    pool.mkdir(exist_ok=True)
+    for slot in range(POOL_SIZE):
+        path, lock = pool / f"wt-{slot}", pool / f"wt-{slot}.lock"
+        state = _take_lock(lock)
+        if state is None:
+            continue
+        try:
+            _prepare(repo, path, commit)
+            worktree = Worktree(path, recovered_stale=state is False)
+            worktree.linked = _link_ignored_paths(repo, path, links)
+            yield worktree
+        finally:
+            lock.unlink(missing_ok=True)
+        return
+    raise TeddyError(
+        f"all {POOL_SIZE} scratch worktrees are busy with other git teddy runs",
+        "wait for them to finish, or see `git worktree list`",
+    )
