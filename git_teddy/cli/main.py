@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "list": "git_teddy.cli.session_cmds:list_sessions",
     "show": "git_teddy.cli.session_cmds:show",
     "log": "git_teddy.cli.session_cmds:log",
+    "plan": "git_teddy.cli.turn_cmds:plan",
+    "execute": "git_teddy.cli.turn_cmds:execute",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
 }

@@ -6,7 +6,9 @@ rewrites the files that differ. A lock file with the owner's pid keeps two runs 
 lock whose process is gone is stale, and the next run takes the worktree over.
 """
 
+import contextlib
 import os
+import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,8 +23,14 @@ POOL_SIZE = 8
 @dataclass
 class Worktree:
     path: Path
+    lock: Path
     linked: list[str] = field(default_factory=list)  # ignored paths linked from the checkout
     recovered_stale: bool = False  # an interrupted run had left this worktree behind
+
+    def record_child(self, pgid: int | None) -> None:
+        """Note the process group of a running command, so that if this process is killed
+        the next run can stop what it left running."""
+        self.lock.write_text(f"{os.getpid()} {pgid or ''}".strip())
 
     def git(self, *args: str, extra_env: dict[str, str] | None = None) -> str:
         return run_git(list(args), self.path, extra_env).stdout
@@ -44,11 +52,14 @@ def _take_lock(lock: Path) -> bool | None:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         try:
-            owner = int(lock.read_text().strip() or "0")
+            owner, *child = (int(n) for n in lock.read_text().split())
         except (OSError, ValueError):
-            owner = 0
+            owner, child = 0, []
         if owner and _pid_alive(owner):
             return None
+        for pgid in child:  # a command the dead run had started may still be running
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, signal.SIGKILL)
         lock.write_text(str(os.getpid()))
         return False
     with os.fdopen(fd, "w") as handle:
@@ -91,7 +102,7 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
             continue
         try:
             _prepare(repo, path, commit)
-            worktree = Worktree(path, recovered_stale=state is False)
+            worktree = Worktree(path, lock, recovered_stale=state is False)
             worktree.linked = _link_ignored_paths(repo, path, links)
             yield worktree
         finally:

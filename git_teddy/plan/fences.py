@@ -106,36 +106,46 @@ def sanitize_with_origin(text: str) -> Sanitized:
 def _find_title(lines: list[str]) -> tuple[int, Fence | None]:
     """Where the `#` title starts, and the fence wrapping the whole plan, if any.
 
-    Models often write prose before the plan or wrap the plan in a ```markdown fence.
+    Models often write prose before the plan, or wrap the plan in a ```markdown fence.
     """
     open_fence: Fence | None = None
-    only_blank_since_open = False
+    opened_at = 0
     for index, line in enumerate(lines):
         fence = parse_fence(line)
         if open_fence is None:
             if _TITLE.match(line):
                 return index, None
             if fence is not None:
-                open_fence, only_blank_since_open = fence, True
-            continue
-        if _TITLE.match(line) and only_blank_since_open:
+                open_fence, opened_at = fence, index
+        elif _TITLE.match(line) and _wraps_plan(lines, opened_at, index, open_fence):
             return index, open_fence
-        if _can_close(fence, open_fence):
+        elif _can_close(fence, open_fence):
             open_fence = None
-            continue
-        only_blank_since_open = only_blank_since_open and not line.strip()
     return 0, None
+
+
+def _wraps_plan(lines: list[str], opened_at: int, title: int, fence: Fence) -> bool:
+    """A fence wraps the plan if it is a Markdown fence right before the title, and the
+    plan's sections come before anything that could close it."""
+    if fence.info.lower() not in ("", "md", "markdown") or any(
+        line.strip() for line in lines[opened_at + 1 : title]
+    ):
+        return False
+    for line in lines[title + 1 :]:
+        if _SECTION.match(line):
+            return True
+        if _can_close(parse_fence(line), fence):
+            return False
+    return False
 
 
 def _drop_closing_wrapper(
     lines: list[str], origin: list[int], wrapper: Fence
 ) -> tuple[list[str], list[int]]:
-    last = len(lines) - 1
-    while last >= 0 and not lines[last].strip():
-        last -= 1
-    fence = parse_fence(lines[last]) if last >= 0 else None
-    if fence and not fence.info and fence.char == wrapper.char and fence.length >= wrapper.length:
-        return lines[:last] + lines[last + 1 :], origin[:last] + origin[last + 1 :]
+    """Drop the wrapper's closing fence (the last one that can close it) and what follows."""
+    for index in range(len(lines) - 1, -1, -1):
+        if _can_close(parse_fence(lines[index]), wrapper):
+            return lines[:index], origin[:index]
     return lines, origin
 
 

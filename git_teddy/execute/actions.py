@@ -1,0 +1,221 @@
+"""Running one approved action inside the scratch worktree; each returns its outcome."""
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from git_teddy.execute.edit import EditFailure, apply_edits
+from git_teddy.execute.paths import PathRefused, confine
+from git_teddy.plan.models import (
+    ChatWithUser,
+    Conclude,
+    Create,
+    EditFile,
+    Execute,
+    Invoke,
+    Prune,
+    Read,
+    Research,
+)
+
+Action = Create | Read | EditFile | Execute | Research | ChatWithUser | Invoke | Conclude | Prune
+HTTP_TIMEOUT = 20.0
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    summary: str  # one line for the terminal and the session log
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ActionEnv:
+    """What actions may use besides the worktree; all I/O with the user goes through here."""
+
+    root: Path
+    timeout: float
+    output_cap: int
+    search_url: str | None
+    ask_reply: Callable[[str], str | None]
+    on_child: Callable[[int | None], None] = lambda _pgid: None
+
+
+def params_of(action: Action) -> dict[str, Any]:
+    """The action's parameters for the report (file contents stay in plan.md)."""
+    params = action.model_dump(exclude={"type", "description"})
+    if isinstance(action, Create):
+        params["content"] = f"<{len(action.content.encode())} bytes, see plan.md>"
+    if isinstance(action, EditFile):
+        params["edits"] = len(action.edits)
+    return params
+
+
+def run_action(action: Action, env: ActionEnv) -> Outcome:
+    try:
+        return _RUNNERS[type(action)](action, env)
+    except PathRefused as refused:
+        return Outcome(False, f"refused: {refused}", {"error": str(refused)})
+
+
+def _create(action: Create, env: ActionEnv) -> Outcome:
+    path = confine(env.root, action.path)
+    if path.exists() or path.is_symlink():
+        message = f"{action.path} already exists; CREATE does not overwrite, use EDIT"
+        return Outcome(False, message, {"error": message})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(action.content, encoding="utf-8")
+    return Outcome(True, f"created {action.path} ({len(action.content.encode())} bytes)")
+
+
+def _edit(action: EditFile, env: ActionEnv) -> Outcome:
+    path = confine(env.root, action.path)
+    if not path.is_file():
+        message = f"{action.path} does not exist; use CREATE for new files"
+        return Outcome(False, message, {"error": message})
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    try:
+        new = apply_edits(text, [(e.find, e.replace) for e in action.edits])
+    except EditFailure as failure:
+        details: dict[str, Any] = {"error": failure.message}
+        if failure.closest is not None:
+            details["closest_match"] = {"line": failure.closest_line, "text": failure.closest}
+        return Outcome(False, f"{action.path}: {failure.message}", details)
+    path.write_text(new, encoding="utf-8", errors="surrogateescape")
+    return Outcome(True, f"edited {action.path} ({len(action.edits)} change(s))")
+
+
+def _cap(data: bytes, cap: int) -> str:
+    text = data.decode("utf-8", "replace")
+    if len(text) <= cap:
+        return text
+    half = cap // 2
+    cut = len(text) - 2 * half
+    return f"{text[:half]}\n[... {cut} characters cut ...]\n{text[-half:]}"
+
+
+def _execute(action: Execute, env: ActionEnv) -> Outcome:
+    cwd = confine(env.root, action.cwd) if action.cwd else env.root
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        action.command,
+        shell=True,
+        cwd=cwd,
+        env={**os.environ, **action.env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group: a timeout kills all it started
+    )
+    env.on_child(proc.pid)
+    timed_out = False
+    try:
+        stdout, stderr = proc.communicate(timeout=env.timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)  # Ctrl-C: nothing may outlive the run
+        proc.wait()
+        raise
+    finally:
+        env.on_child(None)
+    details: dict[str, Any] = {
+        "return_code": proc.returncode,
+        "stdout": _cap(stdout, env.output_cap),
+        "stderr": _cap(stderr, env.output_cap),
+        "duration_s": round(time.monotonic() - started, 3),
+    }
+    if timed_out:
+        details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout)"
+        return Outcome(False, details["error"], details)
+    ok = proc.returncode == 0
+    return Outcome(ok, f"exit code {proc.returncode}", details)
+
+
+def _read(action: Read, env: ActionEnv) -> Outcome:
+    if action.kind == "file":
+        path = confine(env.root, action.resource)
+        if not path.is_file():
+            message = f"{action.resource} does not exist"
+            return Outcome(False, message, {"error": message})
+        size = path.stat().st_size
+        return Outcome(True, f"{action.resource} ({size} bytes) added to the next turn's context")
+    import requests  # only URLs need it; keep start-up light
+
+    try:
+        response = requests.get(action.resource, timeout=HTTP_TIMEOUT, stream=True)
+        response.close()
+    except requests.RequestException as error:
+        return Outcome(False, f"could not fetch {action.resource}: {error}", {"error": str(error)})
+    if response.status_code >= 400:
+        message = f"{action.resource} answered HTTP {response.status_code}"
+        return Outcome(False, message, {"error": message})
+    return Outcome(
+        True, f"{action.resource} (HTTP {response.status_code}) added to the next turn's context"
+    )
+
+
+def _research(action: Research, env: ActionEnv) -> Outcome:
+    if not env.search_url:
+        message = "no search endpoint: set `git config teddy.searchUrl <SearxNG /search URL>`"
+        return Outcome(False, message, {"error": message})
+    import requests
+
+    results: dict[str, list[dict[str, str]]] = {}
+    for query in action.queries:
+        try:
+            response = requests.get(
+                env.search_url, params={"q": query, "format": "json"}, timeout=HTTP_TIMEOUT
+            )
+            response.raise_for_status()
+            hits = response.json().get("results", [])
+        except (requests.RequestException, ValueError) as error:
+            message = f"search for {query!r} failed: {error}"
+            return Outcome(False, message, {"error": message, "results": results})
+        results[query] = [
+            {
+                "title": str(h.get("title", "")),
+                "url": str(h.get("url", "")),
+                "content": str(h.get("content", ""))[:300],
+            }
+            for h in hits[:5]
+        ]
+    count = sum(len(hits) for hits in results.values())
+    return Outcome(True, f"{count} result(s) for {len(results)} quer(y/ies)", {"results": results})
+
+
+def _chat(action: ChatWithUser, env: ActionEnv) -> Outcome:
+    reply = env.ask_reply(action.message)
+    return Outcome(True, "replied" if reply else "no reply", {"reply": reply})
+
+
+def _invoke(action: Invoke, env: ActionEnv) -> Outcome:
+    return Outcome(True, f"next turn handed to {action.agent}", {"agent": action.agent})
+
+
+def _conclude(action: Conclude, env: ActionEnv) -> Outcome:
+    return Outcome(True, "control returns to the invoking agent")
+
+
+def _prune(action: Prune, env: ActionEnv) -> Outcome:
+    return Outcome(True, f"{action.resource} removed from the next turn's context")
+
+
+_RUNNERS: dict[type, Callable[[Any, ActionEnv], Outcome]] = {
+    Create: _create,
+    EditFile: _edit,
+    Execute: _execute,
+    Read: _read,
+    Research: _research,
+    ChatWithUser: _chat,
+    Invoke: _invoke,
+    Conclude: _conclude,
+    Prune: _prune,
+}

@@ -1,0 +1,242 @@
+"""`git teddy execute`: run the pending plan of a session in a scratch worktree, snapshot
+the result, write the report commit, and bring the result into the user's working tree."""
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from git_teddy.errors import TeddyError
+from git_teddy.execute.actions import Action, ActionEnv, params_of, run_action
+from git_teddy.execute.approval import Approver
+from git_teddy.execute.report import (
+    ActionLog,
+    ExecutionReport,
+    MemoReport,
+    RunStatus,
+    RunSummary,
+    render_report,
+)
+from git_teddy.gitstore.apply import ApplyResult, apply_to_worktree
+from git_teddy.gitstore.worktree import Worktree, scratch_worktree
+from git_teddy.hooks import hook_source
+from git_teddy.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
+from git_teddy.plan import PlanError, parse_plan
+from git_teddy.plan.models import Memo, Plan
+from git_teddy.session.store import SessionStore
+from git_teddy.turns import PendingTurn, TurnRecord, pending_turn, record_report
+from git_teddy.workspace import Workspace
+
+DEFAULT_TIMEOUT = 300
+DEFAULT_OUTPUT_CAP = 20_000
+APPLY_MODES = ("auto", "ask", "never")
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    turn: PendingTurn
+    report: ExecutionReport
+    record: TurnRecord
+    apply: ApplyResult | None
+    user_state: str | None
+
+
+def find_pending(store: SessionStore, session: str) -> PendingTurn:
+    branches = store.branches(session)
+    order = [store.current_branch(session), *sorted(branches)]
+    for branch in dict.fromkeys(order):
+        pending = pending_turn(store, session, branch)
+        if pending:
+            return pending
+    raise TeddyError(
+        f"nothing to execute in session {session}: every planned turn has its report",
+        "plan the next turn with `git teddy plan -m MESSAGE`",
+    )
+
+
+def _memo_step(approver: Approver, memos: list[Memo], tree: Path) -> MemoReport:
+    proposed = [f"[{m.op}] {m.text}" for m in memos]
+    if not memos:
+        return MemoReport()
+    if not approver.memos(memos):
+        return MemoReport(proposed=proposed, decision="rejected")
+    path = tree / MEMOS_PATH
+    current = parse_memos(path.read_text(encoding="utf-8")) if path.is_file() else []
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_memos(apply_memo_changes(current, memos)), encoding="utf-8")
+    return MemoReport(proposed=proposed, decision="approved")
+
+
+def _log(index: int, action: Action, status: str, **extra: object) -> ActionLog:
+    return ActionLog.model_validate(
+        {
+            "index": index,
+            "action_type": action.type,
+            "description": getattr(action, "description", None),
+            "params": params_of(action),
+            "status": status,
+            **extra,
+        }
+    )
+
+
+def _run_actions(
+    plan: Plan, approver: Approver, env: ActionEnv
+) -> tuple[list[ActionLog], RunStatus]:
+    logs: list[ActionLog] = []
+    status: RunStatus = "SUCCESS"
+    total = len(plan.actions)
+    for index, action in enumerate(plan.actions, start=1):
+        if status != "SUCCESS":
+            logs.append(_log(index, action, "SKIPPED"))
+            continue
+        decision = approver.action(index, total, action)
+        if decision.verdict == "quit":
+            status = "ABORTED"
+            logs.append(_log(index, action, "SKIPPED", reason="the user quit"))
+            continue
+        if decision.verdict == "rejected":
+            click.echo("  rejected")
+            logs.append(
+                _log(index, action, "REJECTED", approval="rejected", reason=decision.reason)
+            )
+            continue
+        outcome = run_action(action, env)
+        click.echo(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
+        logs.append(
+            _log(
+                index,
+                action,
+                "SUCCESS" if outcome.ok else "FAILURE",
+                approval=decision.verdict,
+                details=outcome.details,
+            )
+        )
+        if not outcome.ok:
+            status = "FAILURE"  # the first failure stops the plan
+    return logs, status
+
+
+def _runtime_hooks(store: SessionStore) -> Path:
+    """The shipped post-commit hook, copied where it can be made executable."""
+    folder = store.repo.derived_dir() / "hooks"
+    folder.mkdir(exist_ok=True)
+    hook = folder / "post-commit"
+    source = hook_source("post-commit")
+    if not hook.exists() or hook.read_bytes() != source:
+        hook.write_bytes(source)
+        hook.chmod(0o755)
+    return folder
+
+
+def _snapshot(store: SessionStore, worktree: Worktree, base: str, turn: str) -> str:
+    """Commit the worktree's whole state on top of `base`; the post-commit hook reports the id."""
+    excluded = [f":(exclude,top){path}" for path in worktree.linked]
+    worktree.git("add", "--all", "--", ":/", *excluded)
+    if worktree.git("write-tree").strip() == store.repo.read_commit(base).tree:
+        return base
+    with tempfile.TemporaryDirectory() as scratch:
+        pending = Path(scratch) / "snapshot-id"
+        worktree.git(
+            "-c",
+            f"core.hooksPath={_runtime_hooks(store)}",
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "--quiet",
+            "--no-verify",
+            "-m",
+            f"teddy: snapshot after turn {turn}",
+            extra_env={"TEDDY_PENDING_REPORT": str(pending)},
+        )
+        snapshot = pending.read_text().strip() if pending.exists() else ""
+    head = worktree.git("rev-parse", "HEAD").strip()
+    if snapshot != head:
+        raise TeddyError(
+            "the post-commit hook did not record the snapshot",
+            "check that the scratch worktree can run hooks",
+        )
+    return snapshot
+
+
+def _apply(
+    ws: Workspace,
+    approver: Approver,
+    turn: PendingTurn,
+    snapshot: str,
+) -> tuple[ApplyResult | None, str | None, bool | str]:
+    mode = ws.settings.get("teddy.apply", "auto") or "auto"
+    if mode not in APPLY_MODES:
+        raise TeddyError(
+            f"teddy.apply must be auto, ask or never, not {mode!r}",
+            "fix it with `git config teddy.apply auto`",
+        )
+    if snapshot == turn.record.base_snapshot:
+        return None, None, "nothing to apply"
+    if mode == "never" or (mode == "ask" and not approver.apply()):
+        return None, None, "not applied (teddy.apply)"
+    # Whatever the user has now is saved first, so applying can always be undone.
+    user_state = ws.store.take_snapshot(
+        turn.session,
+        f"teddy: your files before applying turn {turn.turn}",
+        turn.record.base_snapshot,
+    )
+    result = apply_to_worktree(ws.repo, turn.record.base_snapshot, snapshot, user_state)
+    return result, user_state, True if result.applied else "conflict"
+
+
+def execute(ws: Workspace, session: str, approver: Approver) -> ExecutionResult:
+    store = ws.store
+    turn = find_pending(store, session)
+    try:
+        plan = parse_plan(turn.plan_text)
+    except PlanError as error:
+        raise TeddyError(
+            f"the plan of turn {turn.turn} is not valid: {error}", "plan the turn again"
+        ) from None
+    start = store.now().isoformat()
+    links = ws.settings.get_all("teddy.worktree.link")
+    with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
+        if worktree.recovered_stale:
+            click.echo("note: cleaned up a scratch worktree left behind by an interrupted run")
+        memo_report = _memo_step(approver, plan.memos, worktree.path)
+        env = ActionEnv(
+            root=worktree.path,
+            timeout=float(ws.settings.get_int("teddy.execute.timeout", DEFAULT_TIMEOUT)),
+            output_cap=ws.settings.get_int("teddy.execute.outputCap", DEFAULT_OUTPUT_CAP),
+            search_url=ws.settings.get("teddy.searchUrl"),
+            ask_reply=approver.reply,
+            on_child=worktree.record_child,
+        )
+        logs, status = _run_actions(plan, approver, env)
+        snapshot = _snapshot(store, worktree, turn.record.base_snapshot, turn.turn)
+    store.keep_snapshot(session, snapshot)
+    applied, user_state, applied_note = _apply(ws, approver, turn, snapshot)
+    summary = RunSummary(
+        status=status,
+        start_time=start,
+        end_time=store.now().isoformat(),
+        base_snapshot=turn.record.base_snapshot,
+        snapshot=snapshot,
+        applied=applied_note,
+    )
+    report = ExecutionReport(run_summary=summary, memos=memo_report, action_logs=logs)
+    record = turn.record.model_copy(
+        update={
+            "status": status.lower(),
+            "snapshot": snapshot,
+            "executed_at": summary.end_time,
+        }
+    )
+    record_report(store, turn, render_report(report).encode(), record)
+    return ExecutionResult(turn, report, record, applied, user_state)
+
+
+def require_terminal_or_yes(yes: bool) -> None:
+    if not yes and not (os.isatty(0) and os.isatty(1)):
+        raise TeddyError(
+            "execute asks for approvals, but there is no terminal to ask on",
+            "run it in a terminal, or pass -y to approve every action",
+        )
