@@ -84,6 +84,13 @@ def test_turns_branches_and_names(store: SessionStore, repo: Path, teddy: Teddy,
     )
 
     log = json.loads(teddy.ok(repo, "log", "--json").stdout)
+    assert [(t["turn"], t["phase"]) for t in log][:4] == [
+        ("01", "plan"),
+        ("01", "report"),
+        ("02", "plan"),
+        ("02", "report"),
+    ]
+    log = json.loads(teddy.ok(repo, "show", "--json").stdout)["turn_list"]
     assert [(t["turn"], t["branch"], t["phase"], t["status"]) for t in log] == [
         ("01", "main", "report", "completed"),
         ("02", "main", "report", "completed"),
@@ -105,6 +112,7 @@ def test_turns_branches_and_names(store: SessionStore, repo: Path, teddy: Teddy,
     }
     assert all(required <= set(t) for t in log)
     assert len({t["id"] for t in log}) == 5
+    assert len(json.loads(teddy.ok(repo, "log", "--json").stdout)) == 10
     text = teddy.ok(repo, "log").stdout
     assert "└ 02-branch-01" in text and "architect" in text
     listed = json.loads(teddy.ok(repo, "list", "--json").stdout)[0]

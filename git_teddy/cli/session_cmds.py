@@ -65,13 +65,15 @@ def show(target: str | None, as_json: bool) -> None:
 
 @click.command()
 @click.argument("session", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of turns.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print every turn commit (plan, report) as JSON."
+)
 def log(session: str | None, as_json: bool) -> None:
     """Show the turn graph of a session across its conversation branches."""
     store = open_workspace().store
     session_id = store.resolve_session(session)
-    turns = store.turns(session_id)
     if as_json:
-        echo_json([t.model_dump() for t in turns])
+        echo_json([commit.model_dump() for commit in store.turn_commits(session_id)])
     else:
+        turns = store.turns(session_id)
         click.echo(views.turn_graph(session_id, turns, store.branches(session_id)))

@@ -30,9 +30,11 @@ def _tree(repo: GitRepo, commit: str) -> str:
 
 
 def _merge(repo: GitRepo, base: str, ours: str, theirs: str) -> tuple[str | None, list[str]]:
-    """The merged tree, or None and the conflicting paths."""
+    """The merged tree, or None and the conflicting paths. Both sides are commits made on
+    top of `base`, so git finds it as their merge base (git 2.39 has no --merge-base)."""
+    assert base in repo.read_commit(ours).parents and base in repo.read_commit(theirs).parents
     args = ["merge-tree", "--write-tree", "--name-only", "--no-messages"]
-    out = repo.git(*args, f"--merge-base={base}", ours, theirs, check=False)
+    out = repo.git(*args, ours, theirs, check=False)
     lines = out.splitlines()
     if lines and len(lines) == 1:
         return lines[0], []
