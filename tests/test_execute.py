@@ -34,7 +34,8 @@ def plan_text(*actions: str, memos: str = "") -> str:
 
 
 def create(path: str, content: str) -> str:
-    return f"### `CREATE`\n- **File Path:** [{path}](/{path})\n- **Description:** New file.\n````\n{content}````\n"
+    head = f"### `CREATE`\n- **File Path:** [{path}](/{path})\n- **Description:** New file.\n"
+    return f"{head}````\n{content}````\n"
 
 
 def edit(path: str, find: str, replace: str) -> str:
@@ -45,7 +46,8 @@ def edit(path: str, find: str, replace: str) -> str:
 
 
 def execute(command: str) -> str:
-    return f"### `EXECUTE`\n- **Description:** Run.\n- **Expected Outcome:** Works.\n````shell\n{command}\n````\n"
+    head = "### `EXECUTE`\n- **Description:** Run.\n- **Expected Outcome:** Works.\n"
+    return f"{head}````shell\n{command}\n````\n"
 
 
 def read(path: str) -> str:
