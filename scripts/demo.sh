@@ -91,6 +91,83 @@ PLAN
   run git teddy validate plan.md
   printf '# Broken\n\n## Action Plan\n\n### `EDIT`\n- **File Path:** [a.py](/a.py)\n\n`FIND:`\n```\nx\n```\n' > broken.md
   run git teddy validate broken.md || true
+  rm plan.md broken.md
 fi
+
+say "A turn: record a plan (here written by hand; a model writes it in later versions)"
+cat > turn1.md <<'PLAN'
+# Greet everyone and check it
+- **Agent:** Dev
+
+## Rationale
+````text
+### 1. Synthesis
+The session starts; the greeting should be wider.
+### 2. Justification
+Small steps: edit, add a note, run the code, read the result.
+### 3. Expected Outcome
+`greet()` returns "hello, everyone"; the next turn sees app.py.
+### 4. State Dashboard
+- Greeting: in progress
+````
+
+## Memos
+````
+[+] Greetings must be friendly. # set by the demo
+````
+
+## Action Plan
+
+### `EDIT`
+- **File Path:** [app.py](/app.py)
+- **Description:** Widen the greeting.
+
+`FIND:`
+```python
+    return "hello, world"
+```
+`REPLACE:`
+```python
+    return "hello, everyone"
+```
+
+### `CREATE`
+- **File Path:** [docs/greeting.md](/docs/greeting.md)
+- **Description:** Say why.
+````markdown
+# Greeting
+We greet everyone. Example:
+```python
+print(greet())
+```
+````
+
+### `EXECUTE`
+- **Description:** Run the code in the scratch worktree.
+- **Expected Outcome:** It prints the new greeting.
+```shell
+python3 -c 'import app; print(app.greet())'
+```
+
+### `READ`
+- **Resource:** [app.py](/app.py)
+- **Description:** Keep app.py in the next turn's context.
+PLAN
+run git teddy plan -s "$session" -m "Greet everyone" --from-file turn1.md
+rm turn1.md
+
+say "Execute it with every action approved (-y); it runs in a scratch worktree, never here"
+printf 'todo: login, logout\n' > notes.txt   # a hand edit made meanwhile: it is merged, not lost
+run git teddy execute -s "$session" -y
+
+say "The result is in the working tree as uncommitted changes; HEAD did not move"
+run git status --short
+run git log --oneline -1
+run cat app.py notes.txt
+
+say "The turn is two commits on the session branch, plan then report, with the snapshot"
+run git log --format='%h %s%n    %(trailers:key=Teddy-Phase,key=Teddy-Status,key=Teddy-Snapshot,separator=%x2C )' "teddy/$session/main"
+run git teddy log "$session"
+run git show "teddy/$session/main:01/report.md"
 
 say "Done. Everything above is in git: try 'git log --all --graph' in a session of your own."

@@ -1,0 +1,78 @@
+"""Benchmark: does a turn's execution cost what its change costs, not what the repository
+costs? Times `git teddy execute -y` of a plan that edits 3 files in a 100,000-file repository,
+beside the naive cycle of `git worktree add` + `git worktree remove` of the same repository.
+
+Uses the repository benchmarks/bench_snapshot.py generates (and caches). Run with `make bench`.
+"""
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_snapshot import CACHE, file_path, git, prepare, sealed_env, timed
+
+EDITED = 3
+GOAL = 10.0  # the naive cycle should cost at least this many times a turn
+
+
+def plan_for(paths: list[str], numbers: list[int], round_: int) -> str:
+    edits = "\n".join(
+        f"### `EDIT`\n- **File Path:** [{path}](/{path})\n- **Description:** Touch it.\n\n"
+        f"`FIND:`\n```\nline of file {number}\n```\n`REPLACE:`\n```\n"
+        f"line of file {number} v{round_}\n```\n"
+        for path, number in zip(paths, numbers, strict=True)
+    )
+    parts = ("Synthesis", "Justification", "Expected Outcome", "State Dashboard")
+    rationale = "\n".join(f"### {n}. {part}\nText." for n, part in enumerate(parts, start=1))
+    header = "# Bench\n- **Agent:** Dev\n\n## Rationale\n"
+    return f"{header}````text\n{rationale}\n````\n\n## Action Plan\n\n{edits}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--files", type=int, default=100_000)
+    parser.add_argument("--dirs", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    if shutil.which("git-teddy") is None:
+        sys.exit("error: git-teddy is not on PATH\nhint: run `make bench`")
+    repo = CACHE / f"repo-{args.files}-{args.dirs}"
+    numbers = [i * (args.files // EDITED) + 7 for i in range(EDITED)]
+    paths = [file_path(n, args.dirs) for n in numbers]
+    with tempfile.TemporaryDirectory(prefix="teddy-bench-") as scratch:
+        env = sealed_env(Path(scratch))
+        prepare(repo, env, args.files, args.dirs)
+        plan_file = Path(scratch) / "plan.md"
+        timed(["git", "teddy", "new", "bench-execute"], repo, env)
+        turns = []
+        try:
+            for round_ in range(args.runs + 1):  # the first turn fills the worktree pool
+                plan_file.write_text(plan_for(paths, numbers, round_))
+                timed(
+                    ["git", "teddy", "plan", "-m", "edit", "--from-file", str(plan_file)], repo, env
+                )
+                turns.append(timed(["git", "teddy", "execute", "-y"], repo, env))
+        finally:
+            git(repo, env, "checkout", "-q", "--", *paths)
+        naive = []
+        for _ in range(args.runs):
+            tree = Path(scratch) / "naive"
+            add = timed(["git", "worktree", "add", "-q", "--detach", str(tree), "HEAD"], repo, env)
+            remove = timed(["git", "worktree", "remove", "--force", str(tree)], repo, env)
+            naive.append(add + remove)
+    first, warm = turns[0], statistics.median(turns[1:])
+    cycle = statistics.median(naive)
+    print(f"\nrepository of {args.files} files; plan editing {EDITED} files; median of {args.runs}")
+    print(f"{'git teddy execute -y (first, fills pool)':44}{first:>8.3f}s")
+    print(f"{'git teddy execute -y (per turn)':44}{warm:>8.3f}s")
+    print(f"{'git worktree add + remove (naive cycle)':44}{cycle:>8.3f}s")
+    verdict = "ok" if cycle / warm >= GOAL else "UNDER GOAL"
+    print(f"{'naive cycle / teddy turn':44}{cycle / warm:>8.1f}x   goal >= {GOAL:g}x: {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
