@@ -332,3 +332,16 @@ def test_killed_execute_recovers_with_nothing_lost(
     assert (repo / "new.txt").read_text() == "new\n"
     assert (repo / "README.md").read_text() == "# my uncommitted edit\n"
     assert report_of(repo, env, session)["action_logs"][1]["details"]["stdout"] == "second run\n"
+
+
+def test_git_dir_in_the_environment_never_reaches_the_worktree(
+    repo: Path, teddy: Teddy, env: dict, tmp_path: Path
+) -> None:
+    (repo / "README.md").write_text("# my uncommitted edit\n")
+    env.update(GIT_DIR=str(repo / ".git"), GIT_WORK_TREE=str(repo))
+    session = start(repo, teddy, create("new.txt", "new\n"), execute("git status --short"))
+    teddy.ok(tmp_path, "execute", "-y")
+    assert (repo / "README.md").read_text() == "# my uncommitted edit\n"
+    assert (repo / "new.txt").read_text() == "new\n"
+    stdout = report_of(repo, env, session)["action_logs"][1]["details"]["stdout"]
+    assert stdout == "?? new.txt\n"  # git in the command saw the worktree, not the checkout

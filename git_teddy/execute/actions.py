@@ -11,6 +11,7 @@ from typing import Any
 
 from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.execute.paths import PathRefused, confine
+from git_teddy.gitstore.repo import isolated_environ
 from git_teddy.plan.models import (
     ChatWithUser,
     Conclude,
@@ -106,7 +107,7 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         action.command,
         shell=True,
         cwd=cwd,
-        env={**os.environ, **action.env},
+        env={**isolated_environ(), **action.env},  # its git commands see the worktree
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -56,13 +56,24 @@ class CommitInfo:
     tz_offset: int
 
 
+# Variables that point git at a repository: a scratch worktree must never inherit the user's.
+REPOSITORY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
+
+
+def isolated_environ() -> dict[str, str]:
+    """os.environ without the variables that would point git at the user's repository."""
+    return {k: v for k, v in os.environ.items() if k not in REPOSITORY_ENV}
+
+
 def run_git(
     args: list[str],
     cwd: Path,
     extra_env: Mapping[str, str] | None = None,
     check: bool = True,
+    isolated: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **(extra_env or {})}
+    """Run git; `isolated` drops GIT_DIR and friends, so git finds the repository from `cwd`."""
+    env = {**(isolated_environ() if isolated else os.environ), **(extra_env or {})}
     proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise TeddyError(

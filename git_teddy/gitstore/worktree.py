@@ -33,7 +33,7 @@ class Worktree:
         self.lock.write_text(f"{os.getpid()} {pgid or ''}".strip())
 
     def git(self, *args: str, extra_env: dict[str, str] | None = None) -> str:
-        return run_git(list(args), self.path, extra_env).stdout
+        return run_git(list(args), self.path, extra_env, isolated=True).stdout
 
 
 def _pid_alive(pid: int) -> bool:
@@ -85,9 +85,9 @@ def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
         repo.git("worktree", "prune")
         repo.git("worktree", "add", "--force", "--detach", "--quiet", str(path), commit)
         return
-    run_git(["reset", "--quiet", "--hard", commit], path)
+    run_git(["reset", "--quiet", "--hard", commit], path, isolated=True)
     # -x also removes ignored leftovers of the previous run (build output, caches).
-    run_git(["clean", "-ffdxq"], path)
+    run_git(["clean", "-ffdxq"], path, isolated=True)
 
 
 @contextmanager
