@@ -1,0 +1,151 @@
+"""The actions that talk to the outside (READ of URLs, RESEARCH against a local SearxNG-style
+server), the ones recorded for the next turn, and worktree links."""
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pexpect
+import pytest
+from conftest import Teddy, git
+from test_execute import execute, plan_text, report_of, start
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        url = urlparse(self.path)
+        if url.path == "/page":
+            self._send(200, "text/html", b"<html><body><p>Docs</p></body></html>")
+        elif url.path == "/search":
+            query = parse_qs(url.query)["q"][0]
+            hits = [
+                {
+                    "title": f"About {query}",
+                    "url": f"https://example.com/{i}",
+                    "content": f"{query} result {i}",
+                }
+                for i in range(7)
+            ]
+            self._send(200, "application/json", json.dumps({"results": hits}).encode())
+        else:
+            self._send(404, "text/plain", b"missing")
+
+    def _send(self, code: int, kind: str, body: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def research(*queries: str) -> str:
+    blocks = "".join(f"```text\n{q}\n```\n" for q in queries)
+    return f"### `RESEARCH`\n- **Description:** Look it up.\n{blocks}"
+
+
+def url_read(url: str) -> str:
+    return f"### `READ`\n- **Resource:** [docs]({url})\n- **Description:** Docs.\n"
+
+
+def test_read_url_and_research(repo: Path, teddy: Teddy, env: dict, server: str) -> None:
+    git(repo, env, "config", "teddy.searchUrl", f"{server}/search")
+    session = start(repo, teddy, url_read(f"{server}/page"), research("git trailers", "worktrees"))
+    teddy.ok(repo, "execute", "-y")
+    read_log, research_log = report_of(repo, env, session)["action_logs"]
+    assert read_log["status"] == "SUCCESS" and read_log["params"]["kind"] == "url"
+    assert research_log["status"] == "SUCCESS"
+    results = research_log["details"]["results"]
+    assert list(results) == ["git trailers", "worktrees"]
+    assert len(results["worktrees"]) == 5  # the top results only
+    assert results["worktrees"][0]["title"] == "About worktrees"
+
+
+def test_url_failure_and_research_without_endpoint(
+    repo: Path, teddy: Teddy, env: dict, server: str
+) -> None:
+    session = start(repo, teddy, url_read(f"{server}/gone"))
+    teddy.ok(repo, "execute", "-y")
+    log = report_of(repo, env, session)["action_logs"][0]
+    assert log["status"] == "FAILURE" and "HTTP 404" in log["details"]["error"]
+
+    plan_file = repo.parent / "plan2.md"
+    plan_file.write_text(plan_text(research("anything")))
+    teddy.ok(repo, "plan", "-m", "search", "--from-file", str(plan_file))
+    teddy.ok(repo, "execute", "-y")
+    log = report_of(repo, env, session, "02")["action_logs"][0]
+    assert log["status"] == "FAILURE" and "teddy.searchUrl" in log["details"]["error"]
+
+
+def test_chat_reply_and_rejected_memos(repo: Path, teddy: Teddy, env: dict) -> None:
+    plan = plan_text(
+        "### `CHAT_WITH_USER`\nShall I go on with the login form?\n", memos="[+] Forms use htmx."
+    )
+    teddy.ok(repo, "new", "chat")
+    (repo.parent / "plan.md").write_text(plan)
+    teddy.ok(repo, "plan", "-m", "talk", "--from-file", str(repo.parent / "plan.md"))
+    child = pexpect.spawn(
+        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=30
+    )
+    child.expect(r"Approve these memory updates\?")
+    child.sendline("n")
+    child.expect(r"\[q\]uit")
+    child.sendline("y")
+    child.expect("Shall I go on with the login form")
+    child.expect("Your reply")
+    child.sendline("Yes, but keep it small")
+    child.expect(pexpect.EOF)
+    child.close()
+    report = report_of(repo, env, "20261126-chat")
+    assert report["memos"]["decision"] == "rejected"
+    assert report["action_logs"][0]["details"]["reply"] == "Yes, but keep it small"
+    assert not (repo / ".teddy").exists()
+
+
+def test_recorded_actions_feed_the_next_turn_context(repo: Path, teddy: Teddy, env: dict) -> None:
+    invoke = "### `INVOKE`\n- **Agent:** Architect\n\nOver to you.\n"
+    prune = "### `PRUNE`\n- **Resource:** [app.py](/app.py)\n- **Description:** Done.\n"
+    read = "### `READ`\n- **Resource:** [{0}](/{0})\n- **Description:** Look.\n"
+    session = start(repo, teddy, read.format("README.md"), read.format("app.py"), invoke)
+    teddy.ok(repo, "execute", "-y")
+    logs = report_of(repo, env, session)["action_logs"]
+    assert logs[2]["details"] == {"agent": "Architect"}
+    plan_file = repo.parent / "next.md"
+    plan_file.write_text(plan_text(prune))
+    teddy.ok(repo, "plan", "-m", "next", "--from-file", str(plan_file))
+    context = git(repo, env, "show", f"teddy/{session}/main:02/turn.context")
+    assert context == "README.md\napp.py\n"
+    teddy.ok(repo, "execute", "-y")
+    plan_file.write_text(plan_text(execute("true")))
+    teddy.ok(repo, "plan", "-m", "third", "--from-file", str(plan_file))
+    assert git(repo, env, "show", f"teddy/{session}/main:03/turn.context") == "README.md\n"
+
+
+def test_linked_ignored_paths(repo: Path, teddy: Teddy, env: dict) -> None:
+    (repo / ".gitignore").write_text("tools/\n")
+    git(repo, env, "add", ".gitignore")
+    git(repo, env, "commit", "-qm", "ignore tools")
+    (repo / "tools").mkdir()
+    (repo / "tools" / "hello.sh").write_text("echo from the project tools\n")
+    git(repo, env, "config", "--add", "teddy.worktree.link", "tools")
+    session = start(repo, teddy, execute("sh tools/hello.sh > out.txt"))
+    teddy.ok(repo, "execute", "-y")
+    summary = report_of(repo, env, session)["run_summary"]
+    assert summary["status"] == "SUCCESS"
+    files = git(repo, env, "ls-tree", "-r", "--name-only", summary["snapshot"]).split()
+    assert "out.txt" in files and not any(f.startswith("tools") for f in files)
+    assert (repo / "out.txt").read_text() == "from the project tools\n"
