@@ -5,6 +5,7 @@ from pathlib import Path
 
 import click
 
+from git_teddy.errors import TeddyError
 from git_teddy.workspace import open_workspace
 
 
@@ -14,8 +15,6 @@ def _read_plan_file(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        from git_teddy.errors import TeddyError
-
         raise TeddyError(f"cannot read {path}: {error}", "give a readable UTF-8 file") from None
 
 
@@ -32,6 +31,7 @@ def _read_plan_file(path: str) -> str:
 @click.option("-a", "--agent", help="Agent that planned it (default: the previous turn's).")
 def plan(message: str, from_file: str, session: str | None, agent: str | None) -> None:
     """Record a new turn whose plan is PLAN.md (sanitized and validated first)."""
+    from git_teddy.execute.approval import describe
     from git_teddy.planning import record_manual_plan
 
     ws = open_workspace()
@@ -39,8 +39,6 @@ def plan(message: str, from_file: str, session: str | None, agent: str | None) -
     record, plan_ = record_manual_plan(ws, session_id, message, _read_plan_file(from_file), agent)
     click.echo(f"turn {record.turn} of {session_id}: {plan_.title}")
     for index, action in enumerate(plan_.actions, start=1):
-        from git_teddy.execute.approval import describe
-
         click.echo(f"  {index}. {describe(action)}")
     click.echo("next: git teddy execute", err=True)
 
