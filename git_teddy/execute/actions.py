@@ -13,6 +13,7 @@ from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.execute.paths import PathRefused, confine
 from git_teddy.gitstore.repo import isolated_environ
 from git_teddy.plan.models import (
+    Action,
     ChatWithUser,
     Conclude,
     Create,
@@ -24,7 +25,6 @@ from git_teddy.plan.models import (
     Research,
 )
 
-Action = Create | Read | EditFile | Execute | Research | ChatWithUser | Invoke | Conclude | Prune
 HTTP_TIMEOUT = 20.0
 
 

@@ -6,8 +6,8 @@ from typing import Literal
 
 import click
 
-from git_teddy.execute.actions import Action
 from git_teddy.plan.models import (
+    Action,
     ChatWithUser,
     Conclude,
     Create,
