@@ -94,13 +94,19 @@ def sanitize(text: str) -> str:
 def sanitize_with_origin(text: str) -> Sanitized:
     lines = split_lines(text)
     origin = list(range(1, len(lines) + 1))
-    start, wrapper = _find_title(lines)
-    if start:
-        lines, origin = lines[start:], origin[start:]
-        if wrapper is not None:
-            lines, origin = _drop_closing_wrapper(lines, origin, wrapper)
-    out, out_origin = _Fixer(lines).run()
-    return Sanitized("\n".join(out), [origin[i] for i in out_origin])
+    # Fixing fences can reveal a title that was inside a broken block before: drop what
+    # precedes the title again until it comes first (a few rounds at most; bounded anyway).
+    for _ in range(8):
+        start, wrapper = _find_title(lines)
+        if start:
+            lines, origin = lines[start:], origin[start:]
+            if wrapper is not None:
+                lines, origin = _drop_closing_wrapper(lines, origin, wrapper)
+        fixed, kept = _Fixer(lines).run()
+        lines, origin = fixed, [origin[i] for i in kept]
+        if not _find_title(lines)[0]:
+            break
+    return Sanitized("\n".join(lines), origin)
 
 
 def _find_title(lines: list[str]) -> tuple[int, Fence | None]:
@@ -157,6 +163,13 @@ def _can_close(other: Fence | None, fence: Fence) -> bool:
         and other.char == fence.char
         and other.length >= fence.length
     )
+
+
+def _lengthened(opener: str, fence: Fence, content: list[str]) -> tuple[str, str]:
+    """Opening and closing fences longer than any run of the fence character in `content`."""
+    length = max(longest_run("\n".join(content), fence.char) + 1, fence.length)
+    info = opener[len(fence.indent) :].lstrip(fence.char)
+    return f"{fence.indent}{fence.char * length}{info}", f"{fence.indent}{fence.char * length}"
 
 
 def _glued_to_text(out: list[str]) -> bool:
@@ -226,22 +239,28 @@ class _Fixer:
 
     def _emit_block(self, start: int, fence: Fence, out: list[str], origin: list[int]) -> int:
         close, stop = self._find_close(start, fence)
+        if close is None and stop == len(self.lines):
+            return self._emit_open_to_end(start, fence, out, origin)
         end = close if close is not None else stop
         while close is None and end > start + 1 and not self.lines[end - 1].strip():
-            end -= 1  # an unclosed block ends at its last non-blank line
+            end -= 1  # a block closed for its author ends at its last non-blank line
         content = self.lines[start + 1 : end]
-        if close is None and not content and stop == len(self.lines):
-            return stop  # a lone opening fence at the end: a stray, e.g. of a wrapper
-        needed = longest_run("\n".join(content), fence.char) + 1
         opener, closer = self.lines[start], self.lines[close] if close is not None else ""
-        if close is None or needed > fence.length:
-            length = max(needed, fence.length, 3)
-            after_run = self.lines[start][len(fence.indent) :].lstrip(fence.char)
-            opener = f"{fence.indent}{fence.char * length}{after_run}"
-            closer = f"{fence.indent}{fence.char * length}"
+        if close is None or longest_run("\n".join(content), fence.char) >= fence.length:
+            opener, closer = _lengthened(self.lines[start], fence, content)
         out.extend([opener, *content, closer])
         origin.extend([start, *range(start + 1, end), close if close is not None else end - 1])
         return close + 1 if close is not None else end
+
+    def _emit_open_to_end(self, start: int, fence: Fence, out: list[str], origin: list[int]) -> int:
+        """A block never closed runs to the end, as in CommonMark; no closing fence is added
+        (one would be a candidate end for blocks before it on the next run)."""
+        content = self.lines[start + 1 :]
+        if not any(line.strip() for line in content):
+            return len(self.lines)  # a lone opening fence at the end: a stray, e.g. of a wrapper
+        out.extend([_lengthened(self.lines[start], fence, content)[0], *content])
+        origin.extend(range(start, len(self.lines)))
+        return len(self.lines)
 
     def _find_close(self, start: int, fence: Fence) -> tuple[int | None, int]:
         """(closing line or None, line where the search stopped)."""
@@ -272,7 +291,10 @@ class _Fixer:
         depth = 0
         last_bare: int | None = None
         stop = len(self.lines)
+        first_boundary: int | None = None
         for index in range(start + 1, len(self.lines)):
+            if first_boundary is None and self.boundary[index]:
+                first_boundary = index
             other = self.fences[index]
             if other is not None and other.char == fence.char and other.length >= fence.length:
                 if other.info:
@@ -292,4 +314,6 @@ class _Fixer:
             content = "\n".join(self.lines[start + 1 : first])
             if longest_run(content, fence.char) < fence.length:
                 return first, first + 1  # clean content: keep CommonMark's reading
+        if last_bare is None and first_boundary is not None:
+            return None, first_boundary  # never closed: the author forgot the closing fence
         return last_bare, stop
