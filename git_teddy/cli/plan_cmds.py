@@ -27,8 +27,7 @@ CLIPBOARD_TOOLS = (
 @click.command()
 @click.argument("file", metavar="FILE|-")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan, or the errors, as JSON.")
-@click.pass_context
-def validate(ctx: click.Context, file: str, as_json: bool) -> None:
+def validate(file: str, as_json: bool) -> None:
     """Check a plan: print a summary, or every problem with its line and a hint."""
     plan, problems = check_plan(read_text(file))
     if as_json:
@@ -41,7 +40,10 @@ def validate(ctx: click.Context, file: str, as_json: bool) -> None:
             click.echo(f"error: line {problem.line}: {problem.message}", err=True)
             click.echo(f"hint: {problem.hint}", err=True)
     if plan is None:
-        ctx.exit(1)
+        # A TeddyError, not ctx.exit(1): main() does not pass on click's exit codes.
+        name = "the plan on stdin" if file == "-" else file
+        count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        raise TeddyError(f"{name} is not a valid plan ({count})")
 
 
 @click.command()
