@@ -1,0 +1,119 @@
+"""Benchmark: sanitize + parse + validate of a generated plan of more than 1 MB, beside the time
+CommonMark alone takes to parse the same text. Goal: within 2x of CommonMark alone.
+
+The plan repeats CREATE / EDIT / EXECUTE actions whose fences are nested with equal lengths,
+the way models write them, so the sanitizer has real work to do. Prints median times of a
+few runs; asserts nothing. Run with `make bench`, or `python benchmarks/bench_plan.py`.
+"""
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import commonmark
+
+from git_teddy.plan import check_plan, sanitize
+
+GOAL = 2.0
+
+HEADER = """# A very long plan
+- **Agent:** Dev
+
+## Rationale
+````text
+### 1. Synthesis
+s
+### 2. Justification
+j
+### 3. Expected Outcome
+e
+### 4. State Dashboard
+d
+````
+
+## Action Plan
+"""
+
+
+def chunk(number: int) -> str:
+    return f"""
+### `CREATE`
+- **File Path:** [docs/page-{number}.md](/docs/page-{number}.md)
+- **Description:** Page {number}, with a nested code block.
+```markdown
+# Page {number}
+Some prose about page {number}, with `inline code` and a [link](https://example.com).
+```python
+def page_{number}() -> int:
+    return {number}
+```
+```
+
+### `EDIT`
+- **File Path:** [src/mod_{number}.py](/src/mod_{number}.py)
+
+`FIND:`
+```python
+value = {number}
+```
+`REPLACE:`
+```python
+value = {number + 1}
+```
+
+### `EXECUTE`
+- **Description:** Run the test of page {number}.
+- **Expected Outcome:** It passes.
+```shell
+pytest -k test_{number}
+```
+"""
+
+
+def big_plan(size: int) -> str:
+    parts = [HEADER]
+    total = len(HEADER)
+    number = 0
+    while total < size:
+        parts.append(chunk(number))
+        total += len(parts[-1])
+        number += 1
+    return "".join(parts)
+
+
+def median_time(work: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1_050_000, help="plan size in bytes")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    text = big_plan(args.size)
+    plan, problems = check_plan(text)
+    assert plan is not None, problems  # a benchmark of a failing parse would mean nothing
+    clean = sanitize(text)
+
+    ours = median_time(lambda: check_plan(text), args.runs)
+    sanitizing = median_time(lambda: sanitize(text), args.runs)
+    alone = median_time(lambda: commonmark.Parser().parse(clean), args.runs)
+    ratio = ours / alone
+
+    print(f"plan: {len(text.encode()):,} bytes, {len(plan.actions):,} actions")
+    print(f"commonmark parse alone:          {alone * 1000:8.1f} ms")
+    print(f"sanitize + parse + validate:     {ours * 1000:8.1f} ms")
+    print(f"  of which sanitize:             {sanitizing * 1000:8.1f} ms")
+    verdict = "within" if ratio <= GOAL else "OVER"
+    print(f"ratio: {ratio:.2f}x commonmark alone ({verdict} the {GOAL:.0f}x goal)")
+
+
+if __name__ == "__main__":
+    main()
