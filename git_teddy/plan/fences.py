@@ -151,7 +151,7 @@ def _drop_closing_wrapper(
     """Drop the wrapper's closing fence (the last one that can close it) and what follows."""
     for index in range(len(lines) - 1, -1, -1):
         if _can_close(parse_fence(lines[index]), wrapper):
-            return lines[:index], origin[:index]
+            return [*lines[:index], ""], origin[: index + 1]  # keep the final line end
     return lines, origin
 
 
