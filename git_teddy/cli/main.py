@@ -61,7 +61,8 @@ def print_error(error: TeddyError) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (also used by `python -m git_teddy`)."""
     try:
-        cli.main(args=argv, prog_name="git teddy", standalone_mode=False)
+        # Without standalone mode click returns what `ctx.exit(code)` asked for, or None.
+        result = cli.main(args=argv, prog_name="git teddy", standalone_mode=False)
     except TeddyError as error:
         print_error(error)
         return EXIT_USER_ERROR
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             "error: this is a bug in git-teddy; please report it with the trace above", err=True
         )
         return EXIT_BUG
-    return 0
+    return result if isinstance(result, int) else 0
 
 
 def run() -> None:
