@@ -210,6 +210,16 @@ def test_create_does_not_overwrite(repo: Path, teddy: Teddy, env: dict) -> None:
     assert log["status"] == "FAILURE" and "already exists" in log["details"]["error"]
 
 
+def test_create_overwrites_when_the_plan_says_so(repo: Path, teddy: Teddy, env: dict) -> None:
+    replace = create("app.py", "replaced\n").replace(
+        "- **Description:**", "- **Overwrite:** yes\n- **Description:**"
+    )
+    session = start(repo, teddy, replace)
+    teddy.ok(repo, "execute", "-y")
+    assert (repo / "app.py").read_text() == "replaced\n"
+    assert report_of(repo, env, session)["action_logs"][0]["status"] == "SUCCESS"
+
+
 def test_edit_without_match_reports_closest_region(repo: Path, teddy: Teddy, env: dict) -> None:
     (repo / "app.py").write_text(
         "import sys\n\ndef main():\n    print('hello there')\n    return 0\n"

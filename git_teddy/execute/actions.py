@@ -66,10 +66,17 @@ def run_action(action: Action, env: ActionEnv) -> Outcome:
 
 def _create(action: Create, env: ActionEnv) -> Outcome:
     path = confine(env.root, action.path)
-    if path.exists() or path.is_symlink():
-        message = f"{action.path} already exists; CREATE does not overwrite, use EDIT"
+    if (path.exists() or path.is_symlink()) and not action.overwrite:
+        message = (
+            f"{action.path} already exists; CREATE does not overwrite it unless the plan "
+            "says `- **Overwrite:** yes`; use EDIT to change it"
+        )
+        return Outcome(False, message, {"error": message})
+    if path.is_dir():
+        message = f"{action.path} is a folder"
         return Outcome(False, message, {"error": message})
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)  # an overwritten symlink is replaced, never followed
     path.write_text(action.content, encoding="utf-8")
     return Outcome(True, f"created {action.path} ({len(action.content.encode())} bytes)")
 

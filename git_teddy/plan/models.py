@@ -52,6 +52,9 @@ class Create(_Action):
     path: str
     description: str | None = None
     content: str
+    # `- **Overwrite:** yes` lets CREATE replace an existing file. Left out of the JSON, whose
+    # shape the validate command fixes.
+    overwrite: bool = Field(default=False, exclude=True)
 
 
 class Read(_Action):

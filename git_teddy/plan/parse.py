@@ -53,9 +53,10 @@ _FIELDS = {
     "agent": "agent",
     "handoff resources": "handoff_resources",
     "handoff resource": "handoff_resources",
+    "overwrite": "overwrite",
 }
 _ACCEPTS = {
-    "CREATE": {"path", "description"},
+    "CREATE": {"path", "description", "overwrite"},
     "READ": {"resource", "description"},
     "EDIT": {"path", "description"},
     "EXECUTE": {"description", "expected_outcome", "cwd", "env"},
@@ -65,6 +66,7 @@ _ACCEPTS = {
     "CONCLUDE": {"handoff_resources"},
     "PRUNE": {"resource", "description"},
 }
+_YES = {"yes", "true", "y", "1"}
 _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 _ACTION_LIST = ", ".join(f"`{name}`" for name in ACTION_TYPES)
 
@@ -545,7 +547,13 @@ class _ActionBuilder:
         block = self.single_block("the file's content")
         if path is None or block is None:
             return None
-        return {"path": path, "description": self.text("description"), "content": block.literal}
+        overwrite = (self.text("overwrite") or "").strip().lower() in _YES
+        return {
+            "path": path,
+            "description": self.text("description"),
+            "content": block.literal,
+            "overwrite": overwrite,
+        }
 
     def _read(self, last_line: int) -> dict[str, object] | None:
         resource = self.resource()

@@ -103,6 +103,7 @@ def _metadata(**values: str | None) -> str:
         "expected_outcome": "Expected Outcome",
         "cwd": "cwd",
         "agent": "Agent",
+        "overwrite": "Overwrite",
     }
     return "".join(
         f"- **{labels[key]}:** {value}\n" for key, value in values.items() if value is not None
@@ -115,7 +116,8 @@ def _language(path: str) -> str:
 
 
 def _create(action: Create) -> str:
-    meta = _metadata(path=link(action.path), description=action.description)
+    overwrite = "yes" if action.overwrite else None
+    meta = _metadata(path=link(action.path), description=action.description, overwrite=overwrite)
     return meta + block(action.content, _language(action.path))
 
 

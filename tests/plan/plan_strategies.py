@@ -83,7 +83,9 @@ env_name = st.from_regex(r"[A-Z_][A-Z0-9_]{0,8}", fullmatch=True)
 env_value = st.text(_INLINE, max_size=20)
 
 actions = st.one_of(
-    st.builds(Create, path=path, description=optional_line, content=block_text),
+    st.builds(
+        Create, path=path, description=optional_line, content=block_text, overwrite=st.booleans()
+    ),
     st.builds(Read, resource=path, kind=st.just("file"), description=optional_line),
     st.builds(Read, resource=url, kind=st.just("url"), description=optional_line),
     st.builds(
