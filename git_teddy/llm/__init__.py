@@ -1,0 +1,1 @@
+"""Model providers: one call from a system prompt and a conversation to a completion."""
