@@ -1,0 +1,76 @@
+"""Agents: the system prompt a turn is planned with, by agent name.
+
+The bundled prompts are `<agent>.xml` in git_teddy.prompts. A project's
+`.teddy/prompts/<agent>.xml` overrides the bundled prompt of that name, or defines a new
+agent. Pure apart from reading the bundled files: project files come from the caller, who
+reads them from the session's snapshot.
+"""
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from git_teddy.errors import TeddyError
+from git_teddy.prompts import PROMPTS_DIR
+
+BUNDLED_AGENTS: tuple[str, ...] = ("pathfinder", "architect", "dev", "debugger")
+PROJECT_PROMPTS = ".teddy/prompts"
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+_WRAPPING = "`*\"' \t\r\n"
+
+
+def normalize_agent(name: str) -> str:
+    """`Architect `, `**Dev**`, `Code Reviewer` -> `architect`, `dev`, `code-reviewer`."""
+    return re.sub(r"\s+", "-", name.strip(_WRAPPING).strip().lower())
+
+
+def project_prompt_path(agent: str) -> str:
+    """Where a project puts the prompt of `agent`: `.teddy/prompts/<agent>.xml`."""
+    return f"{PROJECT_PROMPTS}/{normalize_agent(agent)}.xml"
+
+
+def agent_prompt(agent: str, project_file: Callable[[str], bytes | None]) -> str:
+    """The system prompt of `agent`: the project's `.teddy/prompts/<agent>.xml`, else the
+    bundled one. `project_file(path)` returns a project file's bytes, or None if absent."""
+    name = normalize_agent(agent)
+    if not _NAME.fullmatch(name) or name.endswith(".xml") or ".." in name:
+        raise TeddyError(
+            f"`{agent}` is not a valid agent name",
+            f"agent names are letters, digits, `-` and `_`, e.g. {_available()}",
+        )
+    path = project_prompt_path(name)
+    data = project_file(path)
+    if data is not None:
+        return _decode(data, path)
+    if name in BUNDLED_AGENTS:
+        return bundled_prompt_path(name).read_text(encoding="utf-8")
+    raise TeddyError(
+        f"unknown agent `{name}`: the bundled agents are {_available()}",
+        f"use one of them, or define `{name}` for this project in {path}",
+    )
+
+
+def bundled_prompt_path(agent: str) -> Path:
+    """The bundled prompt file of `agent` (which may not exist)."""
+    directory: Path = PROMPTS_DIR  # git_teddy.prompts is mapped from prompts/ at install
+    return directory / f"{normalize_agent(agent)}.xml"
+
+
+def _available() -> str:
+    return ", ".join(BUNDLED_AGENTS)
+
+
+def _decode(data: bytes, path: str) -> str:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise TeddyError(
+            f"{path} is not UTF-8 text ({error.reason} at byte {error.start})",
+            "save the prompt as UTF-8",
+        ) from None
+    if not text.strip():
+        raise TeddyError(
+            f"{path} is empty", "write the agent's system prompt in it, or remove the file"
+        )
+    return text
