@@ -180,15 +180,22 @@ class TokenCounter:
 
     # ---- counting -----------------------------------------------------------------------------
 
+    def cached(self, key: str) -> int | None:
+        """The cached count for `key`, without the text: a caller can skip reading a blob."""
+        name = self._counts_name()
+        hit = self._new.get(name, {}).get(key)
+        if hit is None:
+            hit = self._cache()["counts"].get(name, {}).get(key)
+        if not isinstance(hit, int):
+            return None
+        self._served.add(name)
+        return hit
+
     def count(self, text: str, key: str | None = None) -> int:
         """Tokens in `text`; `key` (a git blob id of the text) skips hashing it."""
         key = key if key is not None else blob_id(text)
-        name = self._counts_name()
-        cached = self._new.get(name, {}).get(key)
-        if cached is None:
-            cached = self._cache()["counts"].get(name, {}).get(key)
-        if isinstance(cached, int):
-            self._served.add(name)
+        cached = self.cached(key)
+        if cached is not None:
             return cached
         tokenizer = self._load()
         tokens = tokenizer.count(text)

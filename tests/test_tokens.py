@@ -215,7 +215,9 @@ def test_counts_match_tiktoken(offline_encoding: tiktoken.Encoding) -> None:
 @pytest.mark.usefixtures("offline")
 def test_a_key_is_counted_once(tmp_path: Path) -> None:
     counter = TokenCounter("o200k_base", tmp_path)
+    assert counter.cached("blob-1") is None
     first = counter.count("one two three", key="blob-1")
+    assert counter.cached("blob-1") == first == 3
     # Same key, other text: the cached count comes back, so nothing was encoded again.
     assert counter.count("a much longer text " * 50, key="blob-1") == first
     assert counter.count("a much longer text " * 50, key="blob-2") > first

