@@ -49,9 +49,16 @@ def blob_id(text: str) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+# Encodings that could not be loaded in this process, and why: a hung download thread keeps
+# tiktoken's registry locked, so asking again would only wait again.
+_UNAVAILABLE: dict[str, str] = {}
+
+
 def _named_encoding(name: str, timeout: float) -> tuple[Any, str | None]:
     """tiktoken's own encoding, or (None, why). A worker thread bounds the wait, because
     tiktoken's download (requests without a timeout) can hang for minutes with no network."""
+    if name in _UNAVAILABLE:
+        return None, _UNAVAILABLE[name]
     try:
         import tiktoken
     except ImportError:
@@ -67,11 +74,11 @@ def _named_encoding(name: str, timeout: float) -> tuple[Any, str | None]:
     worker = threading.Thread(target=load, name=f"tiktoken-{name}", daemon=True)
     worker.start()
     worker.join(timeout)
-    if not result:
-        return None, f"timed out after {timeout:g} s"
-    if isinstance(result[0], Exception):
-        return None, _reason(result[0])
-    return result[0], None
+    if result and not isinstance(result[0], Exception):
+        return result[0], None
+    why = _reason(result[0]) if result else f"timed out after {timeout:g} s"
+    _UNAVAILABLE[name] = why
+    return None, why
 
 
 def _reason(exc: Exception) -> str:
@@ -170,7 +177,7 @@ class TokenCounter:
             os.replace(tmp, self.cache_path)
         except OSError:
             return  # a read-only derived folder costs speed next time, nothing else
-        self._data, self._new = data, {}
+        self._data, self._new, self._hung = data, {}, None
 
     def _resolution_changed(self) -> bool:
         if self._tokenizer is None:
