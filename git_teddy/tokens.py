@@ -12,7 +12,8 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,6 +209,22 @@ class TokenCounter:
         tokens = tokenizer.count(text)
         self._new.setdefault(tokenizer.name, {})[key] = tokens
         return tokens
+
+    def count_many(self, items: Sequence[tuple[str, str | None]]) -> list[int]:
+        """Counts of many (text, key) pairs, as `count` would give them; the misses are
+        encoded on all cores at once (tiktoken releases the GIL while it encodes)."""
+        keys = [key if key is not None else blob_id(text) for text, key in items]
+        counts = [self.cached(key) for key in keys]
+        missing = [i for i, hit in enumerate(counts) if hit is None]
+        if not missing:
+            return [hit or 0 for hit in counts]
+        tokenizer = self._load()
+        with ThreadPoolExecutor(min(len(missing), os.cpu_count() or 1)) as pool:
+            fresh = list(pool.map(tokenizer.count, (items[i][0] for i in missing)))
+        added = self._new.setdefault(tokenizer.name, {})
+        for i, tokens in zip(missing, fresh, strict=True):
+            counts[i] = added[keys[i]] = tokens
+        return [hit or 0 for hit in counts]
 
     @property
     def encoding_label(self) -> str:

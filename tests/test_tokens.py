@@ -296,3 +296,16 @@ def test_start_up_does_not_import_tiktoken_or_requests(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert json.loads(proc.stdout) == []
+
+
+@pytest.mark.usefixtures("offline")
+def test_count_many_agrees_with_count(tmp_path: Path, offline_encoding: tiktoken.Encoding) -> None:
+    counter = TokenCounter("o200k_base", tmp_path)
+    counter.count("cached already", key="k0")
+    items: list[tuple[str, str | None]] = [("not what k0 holds", "k0")]
+    items += [(text * 30, f"k{i + 1}") for i, text in enumerate(TEXTS)] + [("no key here", None)]
+    counts = counter.count_many(items)
+    assert counts[0] == 2  # from the cache, not the text
+    expected = [len(offline_encoding.encode(t, disallowed_special=())) for t, _ in items[1:]]
+    assert counts[1:] == expected
+    assert [counter.cached(f"k{i + 1}") for i in range(len(TEXTS))] == expected[:-1]
