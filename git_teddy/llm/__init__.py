@@ -1,1 +1,16 @@
-"""Model providers: one call from a system prompt and a conversation to a completion."""
+"""Model providers: one call from a system prompt and a conversation to a completion.
+
+`requests` is imported only when a request is made: the CLI starts without it.
+"""
+
+from git_teddy.llm.base import ChatMessage, Completion, Provider, ProviderError
+from git_teddy.llm.factory import PROVIDERS, provider_from_settings
+
+__all__ = [
+    "PROVIDERS",
+    "ChatMessage",
+    "Completion",
+    "Provider",
+    "ProviderError",
+    "provider_from_settings",
+]
