@@ -98,6 +98,7 @@ class RecordedRequest:
 
 class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
+    protocol_version = "HTTP/1.1"  # streams go out chunked, as the real APIs send them
 
     def do_POST(self) -> None:
         owner = self.server.owner
@@ -227,6 +228,7 @@ class OpenAIServer(ScriptedServer):
             return
         handler.send_response(200)
         handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
         chunk = base | {"object": "chat.completion.chunk"}
         pieces = [reply.text[i : i + 5] for i in range(0, len(reply.text), 5)]
@@ -237,12 +239,15 @@ class OpenAIServer(ScriptedServer):
         events.append(chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         if (asked.get("stream_options") or {}).get("include_usage"):
             events.append(chunk | {"choices": [], "usage": usage})
-        for event in events:
-            handler.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        lines = [f"data: {json.dumps(event)}\n\n" for event in events] + ["data: [DONE]\n\n"]
+        for line in lines:
+            data = line.encode()
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             handler.wfile.flush()
             if reply.chunk_delay and self.stopped.wait(reply.chunk_delay):
+                handler.close_connection = True
                 return
-        handler.wfile.write(b"data: [DONE]\n\n")
+        handler.wfile.write(b"0\r\n\r\n")
 
 
 class AnthropicServer(ScriptedServer):

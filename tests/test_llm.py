@@ -532,7 +532,7 @@ def test_replay_needs_a_folder(tmp_path: Path) -> None:
 def test_progress_only_in_a_terminal(openai_server: OpenAIServer, tmp_path: Path) -> None:
     git = {"teddy.provider": "openai", "teddy.baseUrl": openai_server.url, "teddy.model": "m"}
     env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "TEDDY_RETRY_DELAY": "0.01"}
-    openai_server.default = model_reply("0123456789" * 3)
+    openai_server.default = model_reply("0123456789" * 3, chunk_delay=0.05)
     piped = run_provider(tmp_path, git, env)
     assert piped.returncode == 0 and piped.stderr == ""
 
@@ -544,8 +544,25 @@ def test_progress_only_in_a_terminal(openai_server: OpenAIServer, tmp_path: Path
         encoding="utf-8",
         timeout=30,
     )
+    child.expect(r"\ropenai m: 5 characters\ropenai m: 10 characters")  # live, chunk by chunk
     child.expect(r"openai m: 30 characters\r?\n")
     child.expect(r'"text":"0123456789')
+    child.expect(pexpect.EOF)
+
+
+def test_anthropic_says_it_waits_in_a_terminal(
+    anthropic_server: AnthropicServer, tmp_path: Path
+) -> None:
+    git = {"teddy.provider": "anthropic", "teddy.baseUrl": anthropic_server.url}
+    git["teddy.model"] = "claude-haiku-4-5"
+    env = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "ANTHROPIC_API_KEY": TEST_KEY}
+    piped = run_provider(tmp_path, git, env)
+    assert piped.returncode == 0 and piped.stderr == ""
+    values = json.dumps({k.lower(): [v] for k, v in git.items()})
+    args = ["-c", SCRIPT, values, str(tmp_path / "derived")]
+    child = pexpect.spawn(sys.executable, args, env=env, encoding="utf-8", timeout=30)
+    child.expect(r"anthropic claude-haiku-4-5: waiting for the reply\r?\n")
+    child.expect(r'"text":"OK"')
     child.expect(pexpect.EOF)
 
 

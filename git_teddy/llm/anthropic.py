@@ -1,7 +1,10 @@
-"""The Anthropic Messages API, not streamed: one JSON answer with the text and the usage."""
+"""The Anthropic Messages API, not streamed: one JSON answer with the text and the usage.
+
+In a terminal, stderr says that the model is being waited for (there is no count to show).
+"""
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from git_teddy.config import Settings
 from git_teddy.llm.base import ChatMessage, Completion, ProviderError
@@ -23,6 +26,7 @@ class AnthropicProvider:
     policy: HttpPolicy
     settings: Settings
     max_tokens: int = DEFAULT_MAX_TOKENS
+    progress: IO[str] | None = None  # a terminal to say what we are waiting for, if any
     name: str = "anthropic"
 
     def complete(self, system: str, messages: list[ChatMessage]) -> Completion:
@@ -32,6 +36,9 @@ class AnthropicProvider:
             "system": system,
             "messages": [m.model_dump() for m in messages],
         }
+        if self.progress is not None:
+            self.progress.write(f"{self.name} {self.model}: waiting for the reply\n")
+            self.progress.flush()
         data = post_json(self.endpoint, body, self.policy, self._read)
         blocks = data.get("content") or []
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")

@@ -69,7 +69,8 @@ def _anthropic(settings: Settings, env: Mapping[str, str]) -> AnthropicProvider:
             f"teddy.maxTokens must be at least 1, not {max_tokens}",
             f"fix it with `git config teddy.maxTokens {DEFAULT_MAX_TOKENS}`",
         )
-    return AnthropicProvider(model, endpoint, _policy(settings), settings, max_tokens)
+    policy = _policy(settings)
+    return AnthropicProvider(model, endpoint, policy, settings, max_tokens, terminal_progress())
 
 
 def _replay(settings: Settings, derived_dir: Path) -> ReplayProvider:
