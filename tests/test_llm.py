@@ -65,6 +65,14 @@ def fails(provider: Provider, match: str) -> ProviderError:
     return error
 
 
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """requests would send even 127.0.0.1 through a proxy named in the environment."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
 @pytest.fixture
 def openai_server() -> Iterator[OpenAIServer]:
     with OpenAIServer() as server:
