@@ -27,7 +27,15 @@ from bench_snapshot import git, sealed_env
 COLD_GOAL = 1.3
 WARM_GOAL = 0.1
 # tiktoken finds a downloaded encoding through these; a proxy may be the only way out.
-PASSED_THROUGH = ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR", "TMPDIR", "HTTPS_PROXY", "NO_PROXY")
+PASSED_THROUGH = (
+    "TIKTOKEN_CACHE_DIR",
+    "DATA_GYM_CACHE_DIR",
+    "TMPDIR",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "NO_PROXY",
+    "no_proxy",
+)
 
 
 # ---- generating the repository -----------------------------------------------------------------
@@ -208,6 +216,7 @@ def main() -> int:
         result = json.loads(teddy(repo, env, "context", "--json")[1])
         cold = median_context(repo, env, args.runs, cold=True)
         warm = median_context(repo, env, args.runs, cold=False)
+        startup = statistics.median(teddy(repo, env, "--version")[0] for _ in range(args.runs))
     label = str(result["encoding"])
     if label.startswith("approximation"):
         sys.exit(f"error: the tool used no tokenizer ({label}); nothing to compare with")
@@ -222,6 +231,7 @@ def main() -> int:
         f"({tokens} tokens)"
     )
     report(len(files), size, args.runs, label, cold, warm, load + encode)
+    print(f"{'(start-up: git teddy --version)':36}{startup:>9.3f}s")
     return 0
 
 
