@@ -14,8 +14,6 @@ from git_teddy.errors import TeddyError
 from git_teddy.session.store import SessionStore
 from git_teddy.session.trailers import parse_trailers
 
-DEFAULT_AGENT = "pathfinder"
-
 
 class TurnRecord(BaseModel):
     """`turn.yaml`: what a turn is, beside its files."""
@@ -99,36 +97,58 @@ def pending_turn(store: SessionStore, session: str, branch: str) -> PendingTurn 
     return PendingTurn(session, branch, turn, TurnRecord.from_yaml(record), plan.decode())
 
 
-def record_plan(
-    store: SessionStore,
-    session: str,
-    branch: str,
-    files: dict[str, bytes],
-    agent: str | None,
-    model: str | None = None,
-) -> TurnRecord:
-    """Commit a new turn's plan on `branch`: `files` go in the turn folder (with turn.yaml)."""
+def ensure_no_pending(store: SessionStore, session: str, branch: str) -> None:
+    """Spec 000's guard: a plan without a report must be executed before the next plan."""
     pending = pending_turn(store, session, branch)
     if pending:
         raise TeddyError(
             f"turn {pending.turn} has a plan that has not been executed yet",
             "run `git teddy execute` first (a plan without a report must be executed)",
         )
+
+
+def snapshot_for_next_turn(store: SessionStore, session: str, branch: str) -> str:
+    """The project state the next turn starts from: the user's files as they are now (hand
+    edits included, so the model sees the real state), on top of the branch's snapshot."""
+    parent = current_snapshot(store, session, branch)
+    turn = store.next_turn(session, branch)
+    return store.take_snapshot(session, f"teddy: state before turn {turn}", parent)
+
+
+def previous_record(store: SessionStore, session: str, branch: str) -> TurnRecord | None:
+    """turn.yaml of the last turn on `branch`, if it has one."""
+    tip = store.repo.read_commit(store.branches(session)[branch])
+    turn = parse_trailers(tip.message).get("Teddy-Turn")
+    data = store.repo.read_file(tip.tree, f"{turn}/turn.yaml") if turn else None
+    return TurnRecord.from_yaml(data) if data else None
+
+
+def record_plan(
+    store: SessionStore,
+    session: str,
+    branch: str,
+    files: dict[str, bytes],
+    agent: str,
+    base: str,
+    usage: dict[str, object] | None = None,
+) -> TurnRecord:
+    """Commit a new turn's plan on `branch`: `files` go in the turn folder (with turn.yaml).
+    `usage` may give `model`, `tokens_in`, `tokens_out` and `cost`."""
+    ensure_no_pending(store, session, branch)
     tip = _tip_trailers(store, session, branch)
     turn = store.next_turn(session, branch)
-    parent_snapshot = current_snapshot(store, session, branch)
-    # The model must see the real state, hand edits included: snapshot the user's tree.
-    base = store.take_snapshot(session, f"teddy: state before turn {turn}", parent_snapshot)
-    record = TurnRecord(
-        id=store.turn_id(session, turn),
-        parent_id=tip.get("Teddy-Id"),
-        session=session,
-        turn=turn,
-        branch=branch,
-        agent=agent or tip.get("Teddy-Agent") or DEFAULT_AGENT,
-        model=model,
-        base_snapshot=base,
-        planned_at=store.now().isoformat(),
+    record = TurnRecord.model_validate(
+        {
+            "id": store.turn_id(session, turn),
+            "parent_id": tip.get("Teddy-Id"),
+            "session": session,
+            "turn": turn,
+            "branch": branch,
+            "agent": agent,
+            "base_snapshot": base,
+            "planned_at": store.now().isoformat(),
+            **(usage or {}),
+        }
     )
     turn_files = {f"{turn}/{name}": data for name, data in files.items()}
     turn_files[f"{turn}/turn.yaml"] = record.to_yaml()

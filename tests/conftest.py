@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["llm_servers"]  # the openai_server and anthropic_server fixtures
+
 FIXED_DATE = "2026-11-26T12:00:00+00:00"
 BIN_DIR = Path(sys.executable).parent
 
@@ -37,7 +39,12 @@ def sealed_env(home: Path) -> dict[str, str]:
         "GIT_COMMITTER_EMAIL": "author@example.com",
         "GIT_AUTHOR_DATE": FIXED_DATE,
         "GIT_COMMITTER_DATE": FIXED_DATE,
-        "TEDDY_NOW": FIXED_DATE,
+        # No network, as on CI: tiktoken cannot download and falls back to the offline
+        # encoding, so token counts are the same everywhere; local servers stay reachable.
+        "TIKTOKEN_CACHE_DIR": str(home / "tiktoken-cache"),
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
     }
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
     return env

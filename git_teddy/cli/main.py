@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "log": "git_teddy.cli.session_cmds:log",
     "plan": "git_teddy.cli.turn_cmds:plan",
     "execute": "git_teddy.cli.turn_cmds:execute",
+    "context": "git_teddy.cli.turn_cmds:context",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
 }

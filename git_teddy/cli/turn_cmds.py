@@ -1,5 +1,6 @@
 """`git teddy plan` and `git teddy execute`: one turn, planned then executed."""
 
+import json
 import sys
 from pathlib import Path
 
@@ -20,27 +21,91 @@ def _read_plan_file(path: str) -> str:
 
 @click.command()
 @click.option("-m", "--message", required=True, help="Your prompt for this turn.")
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option(
+    "-a",
+    "--agent",
+    help="Agent to plan with (default: pathfinder first, then the "
+    "previous turn's agent, or the one an INVOKE named).",
+)
+@click.option(
+    "--context-depth",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also show the model the prompt, plan and report of N more earlier turns.",
+)
 @click.option(
     "--from-file",
     "from_file",
-    required=True,
     metavar="PLAN.md",
-    help="The plan to record (a model's reply pasted into a file, or - for stdin).",
+    help="Use this file (or - for stdin) as the model's reply instead of calling one.",
 )
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
-@click.option("-a", "--agent", help="Agent that planned it (default: the previous turn's).")
-def plan(message: str, from_file: str, session: str | None, agent: str | None) -> None:
-    """Record a new turn whose plan is PLAN.md (sanitized and validated first)."""
+def plan(
+    message: str, session: str | None, agent: str | None, context_depth: int, from_file: str | None
+) -> None:
+    """Plan the next turn: assemble the context, ask the model (teddy.provider), validate
+    the plan (re-prompting with the problems), and record it as a commit."""
     from git_teddy.execute.approval import describe
-    from git_teddy.planning import record_manual_plan
+    from git_teddy.planning import plan_turn
 
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
-    record, plan_ = record_manual_plan(ws, session_id, message, _read_plan_file(from_file), agent)
-    click.echo(f"turn {record.turn} of {session_id}: {plan_.title}")
-    for index, action in enumerate(plan_.actions, start=1):
+    reply = _read_plan_file(from_file) if from_file is not None else None
+    planned = plan_turn(
+        ws,
+        session_id,
+        message,
+        agent,
+        context_depth,
+        reply,
+        echo=lambda text: click.echo(text, err=True),
+    )
+    record = planned.record
+    click.echo(f"turn {record.turn} of {session_id} (@{record.agent}): {planned.plan.title}")
+    for index, action in enumerate(planned.plan.actions, start=1):
         click.echo(f"  {index}. {describe(action)}")
+    tokens = f"{record.tokens_in or 0} in, {record.tokens_out or 0} out"
+    cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
+    click.echo(f"model {record.model}: {tokens}, {cost}, {planned.attempts} attempt(s)")
     click.echo("next: git teddy execute", err=True)
+
+
+@click.command()
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option(
+    "--context-depth",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Include the artifacts of N more earlier turns, as plan would.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def context(session: str | None, context_depth: int, as_json: bool) -> None:
+    """Show the resources the next turn's model would get, with token counts; no model call."""
+    from git_teddy.planning import context_preview
+
+    ws = open_workspace()
+    session_id = ws.store.resolve_session(session)
+    inputs = context_preview(ws, session_id, context_depth)
+    rows = [{"resource": r.name, "tokens": r.tokens, "note": r.note} for r in inputs.resources]
+    total = sum(r.tokens for r in inputs.resources)
+    if as_json:
+        data = {
+            "session": session_id,
+            "agent": inputs.agent,
+            "encoding": inputs.encoding,
+            "resources": rows,
+            "total_tokens": total,
+        }
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for row in rows:
+        note = f"  ({row['note']})" if row["note"] else ""
+        click.echo(f"{row['tokens']:>8}  {row['resource']}{note}")
+    click.echo(
+        f"{total:>8}  total ({len(rows)} resources, {inputs.encoding}, agent {inputs.agent})"
+    )
 
 
 @click.command()

@@ -239,6 +239,33 @@ class GitRepo:
         obj = self._tree_at(tree_sha, path)
         return obj.data if isinstance(obj, Blob) else None
 
+    def read_blob(self, tree_sha: str, path: str) -> tuple[str, bytes] | None:
+        """A file's blob id (a stable cache key for its content) and its bytes."""
+        obj = self._tree_at(tree_sha, path)
+        return (obj.id.decode(), obj.data) if isinstance(obj, Blob) else None
+
+    def blob_ids(self, tree_sha: str, paths: list[str]) -> dict[str, str]:
+        """Blob ids of the given files in a tree, in one `git ls-tree` (paths not found, or
+        not files, are left out)."""
+        if not paths:
+            return {}
+        out = self.git("ls-tree", "-z", "--full-tree", tree_sha, "--", *paths)
+        ids = {}
+        for entry in out.split("\0"):
+            meta, _, path = entry.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob":
+                ids[path] = parts[2]
+        return ids
+
+    def read_object(self, sha: str) -> bytes:
+        return self.dulwich[_oid(sha)].as_raw_string()
+
+    def list_files(self, tree_sha: str) -> list[str]:
+        """Every file path in a tree (git walks big trees far faster than Python would)."""
+        out = self.git("ls-tree", "-r", "-z", "--name-only", tree_sha)
+        return [path for path in out.split("\0") if path]
+
     def list_dir(self, tree_sha: str, path: str = "") -> dict[str, bool]:
         """Names in a folder of a tree, each mapped to whether it is itself a folder."""
         obj = self._tree_at(tree_sha, path) if path else self.dulwich[tree_sha.encode()]
