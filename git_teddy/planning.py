@@ -251,8 +251,8 @@ def ask_for_plan(
         attempts.append(Attempt(completion, problems))
         if plan is not None:
             return plan, attempts
-        if isinstance(provider, FileReply):
-            break  # nobody to re-prompt: the file is what it is
+        if isinstance(provider, FileReply) or number == retries:
+            break  # nobody to re-prompt (the file is what it is), or the budget is spent
         echo(f"attempt {number + 1}: the plan has {len(problems)} problem(s); asking again")
         messages += [
             ChatMessage(role="assistant", content=completion.text),
@@ -286,11 +286,16 @@ def _attempt_files(attempts: list[Attempt]) -> dict[str, bytes]:
     return files
 
 
-def _keep_failed(ws: Workspace, session: str, attempts: list[Attempt]) -> str:
-    folder = ws.repo.derived_dir() / "failed-plans" / session
-    folder.mkdir(parents=True, exist_ok=True)
+def _keep_failed(ws: Workspace, session: str, turn: str, attempts: list[Attempt]) -> str:
+    """Replies cost tokens: an unusable plan is kept (never pushed) for the user to fix."""
+    parent = ws.repo.derived_dir() / "failed-plans" / session
+    number = 1
+    while (parent / f"{turn}-{number}").exists():
+        number += 1
+    folder = parent / f"{turn}-{number}"
+    folder.mkdir(parents=True)
     for name, data in _attempt_files(attempts).items():
-        (folder / name.replace("/", "-")).write_bytes(data)
+        (folder / name.removeprefix("attempts/")).write_bytes(data)
     return str(folder)
 
 
@@ -324,7 +329,7 @@ def plan_turn(
     retries = ws.settings.get_int("teddy.maxRetries", DEFAULT_MAX_RETRIES)
     plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, echo)
     if plan is None:
-        kept = _keep_failed(ws, session, attempts)
+        kept = _keep_failed(ws, session, store.next_turn(session, branch), attempts)
         raise TeddyError(
             f"the plan is not valid after {len(attempts)} attempt(s):\n"
             + format_problems(attempts[-1].problems),
