@@ -147,7 +147,7 @@ def _previous_layer(
     ws: Workspace, session: str, branch: str
 ) -> tuple[list[str], ExecutionReport | None]:
     tip = ws.repo.read_commit(ws.store.branches(session)[branch])
-    turn = parse_trailers(tip.message).get("Teddy-Turn")
+    turn = ws.store.last_turn_trailers(session, branch).get("Teddy-Turn")
     if not turn:
         return [], None
     context = ws.repo.read_file(tip.tree, f"{turn}/turn.context") or b""

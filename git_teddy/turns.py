@@ -68,11 +68,6 @@ class PendingTurn:
     plan_text: str
 
 
-def _tip_trailers(store: SessionStore, session: str, branch: str) -> dict[str, str]:
-    tip = store.branches(session)[branch]
-    return parse_trailers(store.repo.read_commit(tip).message)
-
-
 def current_snapshot(store: SessionStore, session: str, branch: str) -> str:
     """The project state the branch has reached: the newest snapshot along its history."""
     tip = store.branches(session)[branch]
@@ -85,7 +80,7 @@ def current_snapshot(store: SessionStore, session: str, branch: str) -> str:
 
 def pending_turn(store: SessionStore, session: str, branch: str) -> PendingTurn | None:
     """The turn on `branch` whose plan has no report yet, if any."""
-    trailers = _tip_trailers(store, session, branch)
+    trailers = store.last_turn_trailers(session, branch)
     if trailers.get("Teddy-Phase") != "plan":
         return None
     turn = trailers["Teddy-Turn"]
@@ -118,7 +113,7 @@ def snapshot_for_next_turn(store: SessionStore, session: str, branch: str) -> st
 def previous_record(store: SessionStore, session: str, branch: str) -> TurnRecord | None:
     """turn.yaml of the last turn on `branch`, if it has one."""
     tip = store.repo.read_commit(store.branches(session)[branch])
-    turn = parse_trailers(tip.message).get("Teddy-Turn")
+    turn = store.last_turn_trailers(session, branch).get("Teddy-Turn")
     data = store.repo.read_file(tip.tree, f"{turn}/turn.yaml") if turn else None
     return TurnRecord.from_yaml(data) if data else None
 
@@ -135,7 +130,7 @@ def record_plan(
     """Commit a new turn's plan on `branch`: `files` go in the turn folder (with turn.yaml).
     `usage` may give `model`, `tokens_in`, `tokens_out` and `cost`."""
     ensure_no_pending(store, session, branch)
-    tip = _tip_trailers(store, session, branch)
+    tip = store.last_turn_trailers(session, branch)
     turn = store.next_turn(session, branch)
     record = TurnRecord.model_validate(
         {

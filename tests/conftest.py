@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["llm_servers"]  # the openai_server and anthropic_server fixtures
+# Fixtures: openai_server and anthropic_server (model APIs), server (web pages, search).
+pytest_plugins = ["llm_servers", "web_server"]
 
 FIXED_DATE = "2026-11-26T12:00:00+00:00"
 BIN_DIR = Path(sys.executable).parent

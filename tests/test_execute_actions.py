@@ -1,56 +1,11 @@
 """The actions that talk to the outside (READ of URLs, RESEARCH against a local SearxNG-style
 server), the ones recorded for the next turn, and worktree links."""
 
-import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import pexpect
-import pytest
 from conftest import Teddy, git
 from test_execute import execute, plan_text, report_of, start
-
-
-class Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        url = urlparse(self.path)
-        if url.path == "/page":
-            self._send(200, "text/html", b"<html><body><p>Docs</p></body></html>")
-        elif url.path == "/search":
-            query = parse_qs(url.query)["q"][0]
-            hits = [
-                {
-                    "title": f"About {query}",
-                    "url": f"https://example.com/{i}",
-                    "content": f"{query} result {i}",
-                }
-                for i in range(7)
-            ]
-            self._send(200, "application/json", json.dumps({"results": hits}).encode())
-        else:
-            self._send(404, "text/plain", b"missing")
-
-    def _send(self, code: int, kind: str, body: bytes) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
 
 
 def research(*queries: str) -> str:

@@ -261,6 +261,15 @@ class SessionStore:
         root = self._root_commit(main_tip).sha
         return hashlib.sha1(f"{root}:{turn}".encode()).hexdigest()[:16]
 
+    def last_turn_trailers(self, session: str, branch: str) -> dict[str, str]:
+        """Trailers of the newest turn commit on `branch` ({} before the first turn). Commits
+        a user made on the branch by hand (say, editing session.context) are passed over."""
+        for info in self.repo.first_parent_history(self.branches(session)[branch]):
+            trailers = parse_trailers(info.message)
+            if "Teddy-Turn" in trailers or not info.parents:
+                return trailers if "Teddy-Turn" in trailers else {}
+        return {}
+
     def next_turn(self, session: str, branch: str) -> str:
         """The name the next turn planned on `branch` gets."""
         tip = self.branches(session).get(branch)
@@ -269,7 +278,7 @@ class SessionStore:
                 f"session {session} has no branch {branch!r}",
                 f"see its branches with `git teddy show {session}`",
             )
-        last = parse_trailers(self.repo.read_commit(tip).message).get("Teddy-Turn")
+        last = self.last_turn_trailers(session, branch).get("Teddy-Turn")
         depth = turn_depth(last) + 1 if last else 1
         started = branch != MAIN_BRANCH and branch in self.turn_names(session)
         return next_turn_name(branch, depth, started)
