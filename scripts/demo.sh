@@ -170,4 +170,55 @@ run git log --format='%h %s%n    %(trailers:key=Teddy-Phase,key=Teddy-Status,key
 run git teddy log "$session"
 run git show "teddy/$session/main:01/report.md"
 
+say "Model planning: a stand-in model (the replay provider) answers from a folder of replies"
+mkdir -p "$demo/replies"
+cat > "$demo/replies/01.md" <<'PLAN'
+Here is my plan:
+
+# Add a farewell
+- **Agent:** Dev
+
+## Rationale
+````text
+### 1. Synthesis
+Turn 01 widened the greeting; app.py is in my context.
+### 2. Justification
+A farewell completes the module.
+### 3. Expected Outcome
+`farewell()` exists; the next plan runs it.
+### 4. State Dashboard
+- Greeting: done
+- Farewell: in progress
+````
+
+## Action Plan
+
+### `EDIT`
+- **File Path:** [app.py](/app.py)
+- **Description:** Add farewell().
+
+`FIND:`
+```python
+    return "hello, everyone"
+```
+`REPLACE:`
+```python
+    return "hello, everyone"
+
+
+def farewell():
+    return "goodbye"
+```
+PLAN
+run git config teddy.provider replay
+run git config teddy.replayDir "$demo/replies"
+printf 'README.md\n' > .teddy/global.context
+run git teddy context -s "$session"
+run git teddy plan -s "$session" -m "Add a farewell"
+run git teddy execute -s "$session" -y
+say "What the model was sent is in the turn: _context.log (sections 2 to 4 shown here)"
+git show "teddy/$session/main:02/_context.log" > "$demo/context.log"
+run sed -n '/^## 2. Memos/,/^## 5/p' "$demo/context.log"
+run git teddy log "$session"
+
 say "Done. Everything above is in git: try 'git log --all --graph' in a session of your own."
