@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
@@ -71,18 +70,6 @@ def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
-
-
-@pytest.fixture
-def openai_server() -> Iterator[OpenAIServer]:
-    with OpenAIServer() as server:
-        yield server
-
-
-@pytest.fixture
-def anthropic_server() -> Iterator[AnthropicServer]:
-    with AnthropicServer() as server:
-        yield server
 
 
 # ---- OpenAI-compatible chat completions --------------------------------------------------------
