@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
@@ -160,9 +161,8 @@ class SessionStore:
 
     def summary(self, session: str) -> SessionSummary:
         branches = self.branches(session)
-        main_tip = branches.get(MAIN_BRANCH) or next(iter(branches.values()))
-        log, _ = frontmatter.parse(self.read_session_file(main_tip, SESSION_LOG) or "")
-        root = self._root_commit(main_tip)
+        log = self.session_log(session)
+        root = self._root_commit(branches[self.current_branch(session)])
         last = max((self.repo.read_commit(t) for t in branches.values()), key=lambda c: c.timestamp)
         return SessionSummary(
             id=session,
@@ -174,6 +174,26 @@ class SessionStore:
             base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
             last_active=iso_time(last.timestamp, last.tz_offset),
         )
+
+    def session_log(self, session: str) -> dict[str, Any]:
+        """The frontmatter of `session.md` on the branch the session continues on."""
+        tip = self.branches(session)[self.current_branch(session)]
+        log, _ = frontmatter.parse(self.read_session_file(tip, SESSION_LOG) or "")
+        return log
+
+    def set_status(self, session: str, status: str, resume_point: str | None = None) -> str:
+        """Record the session's status (active, paused, completed) in its log, as a commit."""
+        branch = self.current_branch(session)
+        tip = self.branches(session)[branch]
+        log, body = frontmatter.parse(self.read_session_file(tip, SESSION_LOG) or "")
+        log["status"] = status
+        if resume_point is not None:
+            log["resume_point"] = resume_point
+        if status == "completed":
+            log["ended"] = self.now().isoformat()
+        files = {SESSION_LOG: frontmatter.render(log, body).encode()}
+        trailers = {"Teddy-Session": session, "Teddy-Phase": "status", "Teddy-Status": status}
+        return self.commit_files(session, branch, files, f"teddy: session {status}", trailers)
 
     def _root_commit(self, tip: str) -> CommitInfo:
         *_, root = self.repo.first_parent_history(tip)
