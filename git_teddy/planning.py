@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from git_teddy.agents import agent_prompt, normalize_agent
+from git_teddy.agents import agent_prompt
 from git_teddy.context import (
     HISTORY_FILES,
     Resource,
@@ -23,6 +23,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.execute.report import ExecutionReport, parse_report
 from git_teddy.fetch import fetch_text
 from git_teddy.gitstore import snapshot_worktree
+from git_teddy.handoff import Handoff, next_handoff, prompt_with_handoff
 from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
 from git_teddy.memos import MEMOS_PATH, parse_memos
 from git_teddy.plan import Plan, Problem, check_plan, format_problems, sanitize
@@ -39,7 +40,6 @@ from git_teddy.turns import (
 )
 from git_teddy.workspace import Workspace
 
-DEFAULT_AGENT = "pathfinder"
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_MAX_RESOURCE_BYTES = 500_000
 GLOBAL_CONTEXT = ".teddy/global.context"
@@ -50,6 +50,7 @@ class TurnInputs:
     """Everything the model will be shown for a turn, and where it came from."""
 
     agent: str
+    handoff: Handoff
     base: str  # the snapshot the turn starts from
     turn_context: list[str]  # this turn's own layer of the cascade (`turn.context`)
     resources: list[Resource]
@@ -59,7 +60,8 @@ class TurnInputs:
     history: list[str] = field(default_factory=list)  # turns whose artifacts are included
 
     def payload(self, message: str) -> str:
-        return render_user_payload(self.memos, message, self.resources, self.encoding)
+        prompt = prompt_with_handoff(message, self.handoff)
+        return render_user_payload(self.memos, prompt, self.resources, self.encoding)
 
 
 # ---- reading what the context names ----------------------------------------------------------
@@ -156,18 +158,6 @@ def _previous_layer(
     return parse_context(context.decode("utf-8", "replace")), report
 
 
-def _next_agent(
-    requested: str | None, previous: TurnRecord | None, report: ExecutionReport | None
-) -> str:
-    """-a wins; else the agent an INVOKE handed over to; else the previous turn's agent."""
-    if requested:
-        return normalize_agent(requested)
-    for log in report.action_logs if report else []:
-        if log.action_type == "INVOKE" and log.status == "SUCCESS":
-            return normalize_agent(str(log.params.get("agent", DEFAULT_AGENT)))
-    return normalize_agent(previous.agent) if previous else DEFAULT_AGENT
-
-
 def gather_inputs(
     ws: Workspace,
     session: str,
@@ -176,11 +166,21 @@ def gather_inputs(
     agent: str | None,
     depth: int,
     with_text: bool = True,
+    turn_context: list[str] | None = None,
 ) -> TurnInputs:
+    """`turn_context` replaces the layer the previous turn would give (for branches)."""
     repo, store = ws.repo, ws.store
     tree = repo.read_commit(base).tree
     previous_entries, report = _previous_layer(ws, session, branch)
-    turn_context = next_turn_context(previous_entries, report)
+    previous = previous_record(store, session, branch)
+    handoff = next_handoff(
+        agent,
+        previous.agent if previous else None,
+        previous.agent_stack if previous else [],
+        report,
+    )
+    if turn_context is None:
+        turn_context = merge(next_turn_context(previous_entries, report), handoff.resources)
     session_tree = repo.read_commit(store.branches(session)[branch]).tree
     layers = [
         parse_context((repo.read_file(tree, GLOBAL_CONTEXT) or b"").decode("utf-8", "replace")),
@@ -198,10 +198,11 @@ def gather_inputs(
     resources = [_url_resource(ws, n, counter) if is_url(n) else by_name[n] for n in names]
     history, history_resources = _history(ws, session, branch, depth, counter)
     counter.save()
-    chosen = _next_agent(agent, previous_record(store, session, branch), report)
+    chosen = handoff.agent
     memos = parse_memos((repo.read_file(tree, MEMOS_PATH) or b"").decode("utf-8", "replace"))
     return TurnInputs(
         agent=chosen,
+        handoff=handoff,
         base=base,
         turn_context=turn_context,
         resources=resources + history_resources,
@@ -314,12 +315,21 @@ def plan_turn(
     depth: int = 0,
     reply_file_text: str | None = None,
     echo: Callable[[str], None] = click.echo,
+    alternative_to: dict[str, bytes] | None = None,
 ) -> PlannedTurn:
+    """Plan the next turn on the session's current branch. `alternative_to` holds the files
+    of the turn a new conversation branch replaces: its base snapshot and turn.context are
+    reused, so the model sees the same context with the new message."""
     store = ws.store
     branch = store.current_branch(session)
     ensure_no_pending(store, session, branch)
-    base = snapshot_for_next_turn(store, session, branch)
-    inputs = gather_inputs(ws, session, branch, base, agent, depth)
+    original = TurnRecord.from_yaml(alternative_to["turn.yaml"]) if alternative_to else None
+    if original and alternative_to:
+        base = original.base_snapshot
+        context = parse_context(alternative_to.get("turn.context", b"").decode())
+    else:
+        base, context = snapshot_for_next_turn(store, session, branch), None
+    inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
     payload = inputs.payload(message)
     provider: Provider = (
         FileReply(reply_file_text)
@@ -344,7 +354,10 @@ def plan_turn(
         "plan.md": sanitize(attempts[-1].completion.text).encode(),
         **(_attempt_files(attempts) if len(attempts) > 1 else {}),
     }
-    record = record_plan(store, session, branch, files, inputs.agent, base, _usage(attempts))
+    if original and alternative_to and "_context.log" in alternative_to:
+        files[f"_context.{original.turn}.log"] = alternative_to["_context.log"]  # to compare
+    extra = {**_usage(attempts), "agent_stack": inputs.handoff.stack}
+    record = record_plan(store, session, branch, files, inputs.agent, base, extra)
     return PlannedTurn(record, plan, len(attempts))
 
 

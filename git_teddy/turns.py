@@ -24,6 +24,7 @@ class TurnRecord(BaseModel):
     turn: str
     branch: str
     agent: str
+    agent_stack: list[str] = []  # agents that invoked this one and wait for a CONCLUDE
     model: str | None = None
     status: str = "planned"
     base_snapshot: str

@@ -20,7 +20,12 @@ COMMANDS: dict[str, str] = {
     "log": "git_teddy.cli.session_cmds:log",
     "plan": "git_teddy.cli.turn_cmds:plan",
     "execute": "git_teddy.cli.turn_cmds:execute",
+    "start": "git_teddy.cli.loop_cmds:start",
+    "continue": "git_teddy.cli.loop_cmds:continue_",
+    "resume": "git_teddy.cli.loop_cmds:resume",
     "context": "git_teddy.cli.turn_cmds:context",
+    "branch": "git_teddy.cli.turn_cmds:branch",
+    "restore": "git_teddy.cli.turn_cmds:restore",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
 }

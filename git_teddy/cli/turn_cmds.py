@@ -137,3 +137,58 @@ def execute(session: str | None, yes: bool) -> None:
         )
     else:
         click.echo(f"result: {summary.applied}")
+
+
+@click.command()
+@click.argument("target", metavar="TURN|SNAPSHOT")
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("--force", is_flag=True, help="Overwrite changes you made by hand (they are saved).")
+def restore(target: str, session: str | None, force: bool) -> None:
+    """Make your working tree the project state after TURN (or a saved SNAPSHOT); HEAD, the
+    branch and the index stay as they are, and your current files are saved first."""
+    from git_teddy.restore import restore as run
+
+    done = run(open_workspace(), target, session, force)
+    what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
+    click.echo(f"restored {what} of {done.session}: {len(done.changed)} file(s) changed")
+    if done.branch:
+        click.echo(f"the session continues from {what} on branch {done.branch}")
+    back = f"git teddy restore -s {done.session} {done.saved[:12]}"
+    click.echo(f"your previous files are saved; to return to them: {back}")
+
+
+@click.command()
+@click.argument("turn")
+@click.option("-m", "--message", required=True, help="The new message for the alternative turn.")
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-a", "--agent", help="Agent to plan with (default: the original turn's).")
+@click.option(
+    "--from-file",
+    "from_file",
+    metavar="PLAN.md",
+    help="Use this file (or - for stdin) as the model's reply instead of calling one.",
+)
+def branch(
+    turn: str, message: str, session: str | None, agent: str | None, from_file: str | None
+) -> None:
+    """Start a conversation branch as an alternative to TURN: same context, new message, new
+    plan. Later turns go on the new branch."""
+    from git_teddy.planning import plan_turn
+
+    ws = open_workspace()
+    ref = ws.store.resolve_turn(turn, session)
+    original = ws.store.turn_files(ref)
+    name = ws.store.create_branch(ref)
+    reply = _read_plan_file(from_file) if from_file is not None else None
+    planned = plan_turn(
+        ws,
+        ref.session,
+        message,
+        agent,
+        reply_file_text=reply,
+        echo=lambda text: click.echo(text, err=True),
+        alternative_to=original,
+    )
+    click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
+    click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {planned.plan.title}")
+    click.echo("next: git teddy execute", err=True)

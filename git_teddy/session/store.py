@@ -331,11 +331,27 @@ class SessionStore:
         if plan is None:
             raise TeddyError(f"turn {ref.turn} has no commits", "pick another turn")
         start = self.repo.read_commit(plan.commit).parents[0]
-        taken = self.turn_names(ref.session) | set(self.branches(ref.session))
-        name = new_branch_name(turn_depth(ref.turn), taken)
-        self.repo.update_ref(self.branch_ref(ref.session, name), start, None, f"branch {name}")
-        self._branch_marker(ref.session).write_text(name + "\n")
+        return self._new_branch(ref.session, turn_depth(ref.turn), start)
+
+    def continue_after(self, ref: TurnRef) -> str:
+        """Make `ref`'s turn the one the session continues from: its own branch when it is
+        the latest turn there, else a new branch starting right after it."""
+        commits = [c for c in self.turn_commits(ref.session) if c.turn == ref.turn]
+        last_on_branch = self.last_turn_trailers(ref.session, ref.branch).get("Teddy-Turn")
+        if not commits or last_on_branch == ref.turn:
+            self.set_current_branch(ref.session, ref.branch)
+            return ref.branch
+        return self._new_branch(ref.session, turn_depth(ref.turn) + 1, commits[-1].commit)
+
+    def _new_branch(self, session: str, depth: int, start: str) -> str:
+        taken = self.turn_names(session) | set(self.branches(session))
+        name = new_branch_name(depth, taken)
+        self.repo.update_ref(self.branch_ref(session, name), start, None, f"branch {name}")
+        self.set_current_branch(session, name)
         return name
+
+    def set_current_branch(self, session: str, branch: str) -> None:
+        self._branch_marker(session).write_text(branch + "\n")
 
     def _branch_marker(self, session: str) -> Path:
         folder = self.repo.derived_dir() / "sessions" / session
