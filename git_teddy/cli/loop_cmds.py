@@ -1,0 +1,150 @@
+"""`git teddy start|continue|resume`: the plan-act loop on a new or existing session."""
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from git_teddy.errors import TeddyError
+from git_teddy.workspace import Workspace, open_workspace
+
+
+def loop_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Options every loop command shares."""
+    for option in reversed(
+        [
+            click.option(
+                "--yolo",
+                is_flag=True,
+                help="Approve everything and loop without asking, until the model asks you "
+                "(CHAT_WITH_USER: answer on stdin) or concludes.",
+            ),
+            click.option(
+                "--max-turns",
+                type=click.IntRange(min=1),
+                metavar="N",
+                help="Stop after N turns.",
+            ),
+            click.option(
+                "--max-cost",
+                type=click.FloatRange(min=0),
+                metavar="USD",
+                help="Stop planning once the turns of this run cost USD or more.",
+            ),
+            click.option(
+                "--context-depth",
+                type=click.IntRange(min=0),
+                default=0,
+                show_default=True,
+                help="Also show the model the prompt, plan and report of N more earlier turns.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _run(
+    ws: Workspace,
+    session: str,
+    message: str | None,
+    yolo: bool,
+    max_turns: int | None,
+    max_cost: float | None,
+    context_depth: int,
+    agent: str | None = None,
+) -> None:
+    from git_teddy.loop import LoopLimits, LoopUI, describe_outcome, run_loop
+
+    ui = LoopUI(yolo)
+    limits = LoopLimits(max_turns, max_cost)
+    outcome = run_loop(ws, session, message, ui, limits, context_depth, agent)
+    click.echo(describe_outcome(outcome))
+    if outcome.error:
+        raise outcome.error
+    if outcome.reason == "waiting":
+        click.echo(f'answer with: git teddy continue -s {session} -m "YOUR REPLY"', err=True)
+    elif outcome.reason != "concluded":
+        click.echo(f"go on with: git teddy continue -s {session}", err=True)
+
+
+def _check_terminal(yolo: bool, command: str) -> None:
+    from git_teddy.loop import require_terminal_or_yolo
+
+    require_terminal_or_yolo(yolo, command)
+
+
+@click.command()
+@click.argument("name")
+@click.option("-m", "--message", help="Your prompt for the first turn (asked for otherwise).")
+@click.option("-a", "--agent", help="Agent of the first turn (default: pathfinder).")
+@click.option(
+    "--channel", help="Channel recorded in the session log (default: teddy.channel or 'cli')."
+)
+@loop_options
+def start(
+    name: str,
+    message: str | None,
+    agent: str | None,
+    channel: str | None,
+    yolo: bool,
+    max_turns: int | None,
+    max_cost: float | None,
+    context_depth: int,
+) -> None:
+    """Start a session NAME and run the plan-act loop on it: before each plan, an optional
+    comment; then the plan; then each action to approve (none with --yolo)."""
+    _check_terminal(yolo, "start")
+    if yolo and not message:
+        raise TeddyError("start --yolo needs the first message", "give it with -m MESSAGE")
+    ws = open_workspace()
+    channel = channel or ws.settings.get("teddy.channel", "cli") or "cli"
+    session = ws.store.create_session(name, channel)
+    click.echo(f"session {session}")
+    _run(ws, session, message, yolo, max_turns, max_cost, context_depth, agent)
+
+
+@click.command("continue")
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-m", "--message", help="Your prompt for the next turn (asked for otherwise).")
+@click.option("-a", "--agent", help="Agent of the next turn (default: as handoffs decide).")
+@loop_options
+def continue_(
+    session: str | None,
+    message: str | None,
+    agent: str | None,
+    yolo: bool,
+    max_turns: int | None,
+    max_cost: float | None,
+    context_depth: int,
+) -> None:
+    """Run the plan-act loop on an existing session: a plan still waiting is executed first;
+    a paused session becomes active again."""
+    _check_terminal(yolo, "continue")
+    ws = open_workspace()
+    session_id = ws.store.resolve_session(session)
+    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, agent)
+
+
+@click.command()
+@click.argument("session", required=False)
+@click.option("-m", "--message", help="Your prompt for the next turn (asked for otherwise).")
+@loop_options
+def resume(
+    session: str | None,
+    message: str | None,
+    yolo: bool,
+    max_turns: int | None,
+    max_cost: float | None,
+    context_depth: int,
+) -> None:
+    """Resume a session where it stopped (default: the latest): a plan without a report is
+    executed; after a completed turn you are asked for a new message; a paused session
+    becomes active again. Then the loop goes on as with `continue`."""
+    _check_terminal(yolo, "resume")
+    ws = open_workspace()
+    session_id = ws.store.resolve_session(session)
+    point = ws.store.session_log(session_id).get("resume_point")
+    if point:
+        click.echo(f"resuming {session_id} at turn {point}")
+    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth)

@@ -1,0 +1,304 @@
+"""The plan-act loop behind `git teddy start`, `continue` and `resume`.
+
+Each round plans a turn (unless a plan is already waiting for its report), executes it, and
+decides whether to go on. Interactive, the user comments before each plan and approves each
+action; with `yolo` nothing is asked until the model asks the user (CHAT_WITH_USER), whose
+reply becomes the next turn's message. The loop also stops at a top-level CONCLUDE, at a plan
+that stays invalid, at `max_turns` or `max_cost`, and on Ctrl-C, which pauses the session.
+"""
+
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+import click
+
+from git_teddy.errors import TeddyError
+from git_teddy.execute.approval import Approver, describe
+from git_teddy.execute.report import ExecutionReport
+from git_teddy.execute.runner import ExecutionResult, execute
+from git_teddy.planning import PlannedTurn, plan_turn
+from git_teddy.turns import pending_turn
+from git_teddy.workspace import Workspace
+
+# What an autonomous turn (or an empty comment) tells the model: the user has nothing to add.
+CONTINUE_MESSAGE = "Continue."
+
+StopReason = Literal[
+    "quit",  # the user stopped at the comment prompt or quit an approval
+    "waiting",  # the model asked the user, who gave no reply
+    "concluded",  # a CONCLUDE with no invoking agent to return to: the work is done
+    "max-turns",
+    "max-cost",
+    "error",  # planning failed: a plan invalid beyond the retry budget, a provider error
+]
+
+
+@dataclass(frozen=True)
+class LoopLimits:
+    max_turns: int | None = None  # turns executed by this run
+    max_cost: float | None = None  # USD, the known cost of the turns planned by this run
+
+
+@dataclass(frozen=True)
+class LoopOutcome:
+    reason: StopReason
+    turns: int  # turns executed by this run
+    cost: float  # USD spent on the turns planned by this run (unknown costs count as 0)
+    last_turn: str | None
+    error: TeddyError | None = None
+
+
+# ---- talking to the user ---------------------------------------------------------------------
+
+
+def read_line(prompt: str) -> str | None:
+    """One line from stdin, terminal or not (yolo needs no terminal); None at end of input."""
+    click.echo(prompt, nl=False)
+    line = sys.stdin.readline()
+    return line.rstrip("\n") if line else None
+
+
+class StdinReplyApprover(Approver):
+    """Approves everything, but still lets the user answer CHAT_WITH_USER on stdin."""
+
+    def __init__(self) -> None:
+        super().__init__(auto=True)
+
+    def reply(self, message: str) -> str | None:
+        click.echo(f"\nThe model says:\n{message}\n")
+        reply = read_line("Your reply (empty or end of input to stop): ")
+        return (reply or "").strip() or None
+
+
+class LoopUI:
+    """The loop's prompts and output on the terminal (or stdin/stdout with `yolo`)."""
+
+    def __init__(self, yolo: bool) -> None:
+        self.yolo = yolo
+
+    def approver(self) -> Approver:
+        return StdinReplyApprover() if self.yolo else Approver(auto=False)
+
+    def message(self, first_turn: bool) -> str | None:
+        """The message of the next plan; None stops the loop. Yolo asks nothing."""
+        if self.yolo:
+            return CONTINUE_MESSAGE
+        if first_turn:
+            while True:
+                text = click.prompt("Your message for the first turn (q to stop)").strip()
+                if text:
+                    return None if text == "q" else text
+        text = click.prompt(
+            "\nComment for the next plan (enter to continue, q to stop)",
+            default="",
+            show_default=False,
+        ).strip()
+        return None if text == "q" else text or CONTINUE_MESSAGE
+
+    def echo(self, text: str) -> None:
+        click.echo(text)
+
+    def note(self, text: str) -> None:
+        click.echo(text, err=True)
+
+    def show_plan(self, planned: PlannedTurn) -> None:
+        record = planned.record
+        click.echo(f"\nturn {record.turn} (@{record.agent}): {planned.plan.title}")
+        for index, action in enumerate(planned.plan.actions, start=1):
+            click.echo(f"  {index}. {describe(action)}")
+        tokens = f"{record.tokens_in or 0} in, {record.tokens_out or 0} out"
+        cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
+        click.echo(f"  model {record.model}: {tokens}, {cost}, {planned.attempts} attempt(s)")
+
+    def show_result(self, result: ExecutionResult) -> None:
+        summary = result.report.run_summary
+        line = f"turn {result.turn.turn}: {summary.status}"
+        if result.apply and result.apply.applied:
+            line += f"; {len(result.apply.changed_paths)} file(s) changed in your working tree"
+        elif result.apply and result.apply.conflicts:
+            line += (
+                "; not applied, your edits conflict in "
+                + ", ".join(result.apply.conflicts)
+                + f" (the result is snapshot {summary.snapshot})"
+            )
+        click.echo(line)
+
+
+def require_terminal_or_yolo(yolo: bool, command: str) -> None:
+    """Like `execute`: without a terminal to ask on, refuse rather than guess."""
+    if not yolo and not (os.isatty(0) and os.isatty(1)):
+        raise TeddyError(
+            f"{command} asks for comments and approvals, but there is no terminal to ask on",
+            "run it in a terminal, or pass --yolo to run without approvals",
+        )
+
+
+# ---- what a finished turn means for the loop -------------------------------------------------
+
+
+def _succeeded(report: ExecutionReport, action_type: str) -> list[dict[str, object]]:
+    return [
+        log.details or {}
+        for log in report.action_logs
+        if log.action_type == action_type and log.status == "SUCCESS"
+    ]
+
+
+def chat_reply(report: ExecutionReport) -> tuple[bool, str | None]:
+    """Whether the model asked the user, and the reply (the last one, if several)."""
+    chats = _succeeded(report, "CHAT_WITH_USER")
+    replies = [str(d["reply"]) for d in chats if d.get("reply")]
+    return bool(chats), replies[-1] if replies else None
+
+
+def concluded_at_top(result: ExecutionResult) -> bool:
+    """A CONCLUDE with no invoker waiting: nobody to return to, so the work is done."""
+    return bool(_succeeded(result.report, "CONCLUDE")) and not result.turn.record.agent_stack
+
+
+# ---- the loop --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Progress:
+    turns: int = 0
+    cost: float = 0.0
+    unknown_cost_noted: bool = False
+
+
+def _limit_reached(progress: _Progress, limits: LoopLimits) -> StopReason | None:
+    if limits.max_turns is not None and progress.turns >= limits.max_turns:
+        return "max-turns"
+    if limits.max_cost is not None and progress.cost >= limits.max_cost:
+        return "max-cost"
+    return None
+
+
+def _last_turn(ws: Workspace, session: str) -> str | None:
+    branch = ws.store.current_branch(session)
+    return ws.store.last_turn_trailers(session, branch).get("Teddy-Turn")
+
+
+def reactivate(ws: Workspace, session: str) -> str | None:
+    """Make a paused or completed session active; returns the status it had, if changed."""
+    status = str(ws.store.session_log(session).get("status", "active"))
+    if status in ("paused", "completed"):
+        ws.store.set_status(session, "active")
+        return status
+    return None
+
+
+@contextmanager
+def _no_interrupts() -> Iterator[None]:
+    """A second Ctrl-C must not cut the pause commit short."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def pause(ws: Workspace, session: str, ui: LoopUI) -> None:
+    with _no_interrupts():
+        last = _last_turn(ws, session)
+        ws.store.set_status(session, "paused", resume_point=last)
+    where = f" at turn {last}" if last else ""
+    ui.note(f"\npaused session {session}{where}; resume with: git teddy resume {session}")
+
+
+def _plan(
+    ws: Workspace,
+    session: str,
+    message: str,
+    agent: str | None,
+    depth: int,
+    ui: LoopUI,
+    progress: _Progress,
+    limits: LoopLimits,
+) -> PlannedTurn:
+    planned = plan_turn(ws, session, message, agent, depth, echo=ui.note)
+    cost = planned.record.cost
+    if cost is None and limits.max_cost is not None and not progress.unknown_cost_noted:
+        ui.note("note: the model reports no cost; --max-cost counts such turns as $0")
+        progress.unknown_cost_noted = True
+    progress.cost += cost or 0.0
+    ui.show_plan(planned)
+    return planned
+
+
+def run_loop(
+    ws: Workspace,
+    session: str,
+    first_message: str | None,
+    ui: LoopUI,
+    limits: LoopLimits = LoopLimits(),
+    depth: int = 0,
+    agent: str | None = None,
+) -> LoopOutcome:
+    """Plan, execute, repeat until a stop condition. Ctrl-C pauses the session and raises
+    KeyboardInterrupt again; a planning error ends the loop with reason "error"."""
+    progress = _Progress()
+    store = ws.store
+    was = reactivate(ws, session)
+    if was:
+        ui.note(f"session {session} was {was}; it is active again")
+    first_turn = not _last_turn(ws, session)
+    if ui.yolo and first_turn and first_message is None:
+        raise TeddyError("the first turn of a session needs a message", "give it with -m MESSAGE")
+
+    def outcome(reason: StopReason, error: TeddyError | None = None) -> LoopOutcome:
+        turns, cost = progress.turns, progress.cost
+        return LoopOutcome(reason, turns, cost, _last_turn(ws, session), error)
+
+    message = first_message
+    try:
+        while True:
+            pending = pending_turn(store, session, store.current_branch(session))
+            if pending:
+                ui.echo(f"\nturn {pending.turn} has a plan without a report: executing it")
+            else:
+                reason = _limit_reached(progress, limits)
+                if reason:
+                    return outcome(reason)
+                message = message or ui.message(first_turn)
+                if message is None:
+                    return outcome("quit")
+                try:
+                    _plan(ws, session, message, agent, depth, ui, progress, limits)
+                except TeddyError as error:
+                    return outcome("error", error)
+                message, agent, first_turn = None, None, False  # -a names the first agent only
+            result = execute(ws, session, ui.approver())
+            progress.turns += 1
+            ui.show_result(result)
+            if result.report.run_summary.status == "ABORTED":
+                return outcome("quit")
+            if concluded_at_top(result):
+                with _no_interrupts():
+                    store.set_status(session, "completed", resume_point=result.turn.turn)
+                return outcome("concluded")
+            asked, reply = chat_reply(result.report)
+            if asked and reply is None and ui.yolo:
+                return outcome("waiting")
+            message = reply
+    except (KeyboardInterrupt, click.Abort):
+        pause(ws, session, ui)
+        raise KeyboardInterrupt from None
+
+
+def describe_outcome(outcome: LoopOutcome) -> str:
+    why = {
+        "quit": "you stopped it",
+        "waiting": "the model is waiting for your reply",
+        "concluded": "the work is concluded",
+        "max-turns": "--max-turns reached",
+        "max-cost": "--max-cost reached",
+        "error": "planning failed",
+    }[outcome.reason]
+    last = f", last turn {outcome.last_turn}" if outcome.last_turn else ""
+    return f"loop stopped: {why} ({outcome.turns} turn(s), ${outcome.cost:.4f}{last})"
