@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import yaml
 
-from git_teddy.agents import agent_prompt
+from git_teddy.agents import agent_prompt, normalize_agent
 from git_teddy.config import Settings
 from git_teddy.context import render_context_log
 from git_teddy.errors import TeddyError
@@ -225,7 +225,7 @@ def _given_name(node: yaml.Node) -> str | None:
 
 def _step(node: yaml.Node, number: int, problems: list[tuple[int, str]]) -> PipelineStep | None:
     fields = _mapping(node, f"step {number}", STEP_KEYS, problems)
-    if not fields:
+    if not isinstance(node, yaml.MappingNode) or not node.value:
         if isinstance(node, yaml.MappingNode):
             problems.append((_line(node), f"step {number} is empty"))
         return None
@@ -246,7 +246,8 @@ def _step(node: yaml.Node, number: int, problems: list[tuple[int, str]]) -> Pipe
         problems.append((_line(node), f"{label} needs an `agent` or an inline `prompt`"))
     if len(problems) > before or name is None:
         return None
-    return PipelineStep(name, agent and agent.strip(), prompt, model and model.strip(), _line(node))
+    agent = normalize_agent(agent) if agent else None  # `Code Reviewer` -> `code-reviewer`
+    return PipelineStep(name, agent, prompt, model and model.strip(), _line(node))
 
 
 # ---- running ---------------------------------------------------------------------------------

@@ -108,6 +108,7 @@ def test_a_valid_pipeline() -> None:
         ("steps:\n  - name: a\n    agent: dev\n    agent: x\n", 4, "`agent` is given twice"),
         ("steps:\n  - name: a\n    prompt: '  '\n", 3, "`prompt` of step `a` is empty"),
         ("steps:\n  - plan\n", 2, "step 1 must be a mapping"),
+        ("steps:\n  - {}\n", 2, "step 1 is empty"),
         ("steps:\n  - name: a\n    agent: dev\n---\nsteps: []\n", 4, "single document"),
         ("", 1, "the file is empty"),
     ],
@@ -361,6 +362,7 @@ def test_a_project_agent_prompt_is_the_step_system_prompt(
         providers(openai_server, tmp_path),
         lambda _: None,
     )
+    assert pipeline.steps[0].agent == "critic"
     system = openai_server.requests[0].json["messages"][0]["content"]
     assert system == "<critic>Find the flaws.</critic>"
 
