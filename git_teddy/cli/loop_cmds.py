@@ -34,6 +34,7 @@ def loop_options(command: Callable[..., Any]) -> Callable[..., Any]:
             click.option(
                 "--context-depth",
                 type=click.IntRange(min=0),
+                metavar="N",
                 default=0,
                 show_default=True,
                 help="Also show the model the prompt, plan and report of N more earlier turns.",
