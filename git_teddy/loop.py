@@ -220,8 +220,9 @@ def _plan(
     ui: LoopUI,
     progress: _Progress,
     limits: LoopLimits,
+    pipeline: str | None,
 ) -> PlannedTurn:
-    planned = plan_turn(ws, session, message, agent, depth, echo=ui.note)
+    planned = plan_turn(ws, session, message, agent, depth, echo=ui.note, pipeline=pipeline)
     cost = planned.record.cost
     if cost is None and limits.max_cost is not None and not progress.unknown_cost_noted:
         ui.note("note: the model reports no cost; --max-cost counts such turns as $0")
@@ -239,9 +240,11 @@ def run_loop(
     limits: LoopLimits = LoopLimits(),
     depth: int = 0,
     agent: str | None = None,
+    pipeline: str | None = None,
 ) -> LoopOutcome:
-    """Plan, execute, repeat until a stop condition. Ctrl-C pauses the session and raises
-    KeyboardInterrupt again; a planning error ends the loop with reason "error"."""
+    """Plan, execute, repeat until a stop condition. Every turn is planned through
+    `pipeline` when one is named. Ctrl-C pauses the session and raises KeyboardInterrupt
+    again; a planning error ends the loop with reason "error"."""
     progress = _Progress()
     store = ws.store
     was = reactivate(ws, session)
@@ -269,7 +272,7 @@ def run_loop(
                 if message is None:
                     return outcome("quit")
                 try:
-                    _plan(ws, session, message, agent, depth, ui, progress, limits)
+                    _plan(ws, session, message, agent, depth, ui, progress, limits, pipeline)
                 except TeddyError as error:
                     return outcome("error", error)
                 message, agent, first_turn = None, None, False  # -a names the first agent only

@@ -298,3 +298,26 @@ def test_ctrl_c_at_the_comment_prompt_pauses(
     assert child.exitstatus == 0
     assert show(repo, env, session, "02/user_prompt.txt") == "wrap up\n"
     assert status_of(repo, teddy) == "completed"
+
+
+def test_every_turn_of_the_loop_goes_through_the_pipeline(
+    repo: Path, teddy: Teddy, env: dict, tmp_path: Path
+) -> None:
+    (repo / ".teddy" / "pipelines").mkdir(parents=True)
+    (repo / ".teddy" / "pipelines" / "review.yaml").write_text(
+        "steps:\n  - name: analysis\n    prompt: You list the risks.\n"
+        "  - name: plan\n    agent: dev\n"
+    )
+    replay(
+        env,
+        tmp_path / "replies",
+        "RISK: one.txt may exist.",
+        plan_text(create("one.txt", "1\n")),
+        "RISK: none left.",
+        plan_text(CONCLUDE),
+    )
+    result = teddy.ok(repo, "start", "piped", "--yolo", "-m", "go", "--pipeline", "review")
+    assert "loop stopped: the work is concluded (2 turn(s)" in result.stdout
+    for turn, risk in (("01", "one.txt may exist"), ("02", "none left")):
+        output = show(repo, env, "20261126-piped", f"{turn}/pipeline/01-analysis.output.md")
+        assert risk in output

@@ -39,6 +39,11 @@ def loop_options(command: Callable[..., Any]) -> Callable[..., Any]:
                 show_default=True,
                 help="Also show the model the prompt, plan and report of N more earlier turns.",
             ),
+            click.option(
+                "--pipeline",
+                metavar="NAME",
+                help="Plan every turn through the steps of .teddy/pipelines/NAME.yaml.",
+            ),
         ]
     ):
         command = option(command)
@@ -53,13 +58,14 @@ def _run(
     max_turns: int | None,
     max_cost: float | None,
     context_depth: int,
+    pipeline: str | None,
     agent: str | None = None,
 ) -> None:
     from git_teddy.loop import LoopLimits, LoopUI, describe_outcome, run_loop
 
     ui = LoopUI(yolo)
     limits = LoopLimits(max_turns, max_cost)
-    outcome = run_loop(ws, session, message, ui, limits, context_depth, agent)
+    outcome = run_loop(ws, session, message, ui, limits, context_depth, agent, pipeline)
     click.echo(describe_outcome(outcome))
     if outcome.error:
         raise outcome.error
@@ -92,6 +98,7 @@ def start(
     max_turns: int | None,
     max_cost: float | None,
     context_depth: int,
+    pipeline: str | None,
 ) -> None:
     """Start a session NAME and run the plan-act loop on it: before each plan, an optional
     comment; then the plan; then each action to approve (none with --yolo)."""
@@ -102,7 +109,7 @@ def start(
     channel = channel or ws.settings.get("teddy.channel", "cli") or "cli"
     session = ws.store.create_session(name, channel)
     click.echo(f"session {session}")
-    _run(ws, session, message, yolo, max_turns, max_cost, context_depth, agent)
+    _run(ws, session, message, yolo, max_turns, max_cost, context_depth, pipeline, agent)
 
 
 @click.command("continue")
@@ -118,13 +125,14 @@ def continue_(
     max_turns: int | None,
     max_cost: float | None,
     context_depth: int,
+    pipeline: str | None,
 ) -> None:
     """Run the plan-act loop on an existing session: a plan still waiting is executed first;
     a paused session becomes active again."""
     _check_terminal(yolo, "continue")
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
-    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, agent)
+    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, pipeline, agent)
 
 
 @click.command()
@@ -138,6 +146,7 @@ def resume(
     max_turns: int | None,
     max_cost: float | None,
     context_depth: int,
+    pipeline: str | None,
 ) -> None:
     """Resume a session where it stopped (default: the latest): a plan without a report is
     executed; after a completed turn you are asked for a new message; a paused session
@@ -148,4 +157,4 @@ def resume(
     point = ws.store.session_log(session_id).get("resume_point")
     if point:
         click.echo(f"resuming {session_id} at turn {point}")
-    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth)
+    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, pipeline)
