@@ -13,10 +13,16 @@ from pathlib import Path
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore.apply import apply_to_worktree
 from git_teddy.session.store import SessionStore, TurnRef
-from git_teddy.turns import current_snapshot
+from git_teddy.turns import TurnRecord, current_snapshot
 from git_teddy.workspace import Workspace
 
 HEX = re.compile(r"[0-9a-f]{7,40}")
+
+
+@dataclass(frozen=True)
+class Placed:
+    saved: str  # the user's state before, kept under refs/teddy/snapshots
+    changed: list[str]
 
 
 @dataclass(frozen=True)
@@ -27,13 +33,6 @@ class Restored:
     turn: str | None
     branch: str | None  # the conversation branch the session continues on
     changed: list[str]
-
-
-def _placed_marker(store: SessionStore, session: str) -> Path:
-    """The last snapshot restore put in the working tree (local state, never pushed)."""
-    folder = store.repo.derived_dir() / "sessions" / session
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / "placed"
 
 
 def turn_snapshot(store: SessionStore, ref: TurnRef) -> str:
@@ -67,30 +66,52 @@ def _resolve_target(
     return session_id, matches[0], None
 
 
+def _placed_log(ws: Workspace, session: str) -> Path:
+    """Snapshots restore put in the working tree (local state, never pushed)."""
+    folder = ws.repo.derived_dir() / "sessions" / session
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / "placed"
+
+
 def _hand_edited(ws: Workspace, session: str, saved: str) -> bool:
-    """Whether the user's files differ from every state teddy itself put there."""
+    """Whether the user's files differ from every state teddy put there or started a turn
+    from: the session's base, each turn's starting and resulting snapshots, and restores."""
     store, repo = ws.store, ws.repo
-    placed = {current_snapshot(store, session, store.current_branch(session))}
-    marker = _placed_marker(store, session)
-    if marker.exists():
-        placed.add(marker.read_text().strip())
-    trees = {repo.read_commit(sha).tree for sha in placed if repo.object_exists(sha)}
+    known = {store.summary(session).base_snapshot}
+    for commit in store.turn_commits(session):
+        known.add(commit.snapshot)
+        record = store.repo.read_file(
+            repo.read_commit(commit.commit).tree, f"{commit.turn}/turn.yaml"
+        )
+        if record:
+            known.add(TurnRecord.from_yaml(record).base_snapshot)
+    log = _placed_log(ws, session)
+    known.update(log.read_text().split() if log.exists() else [])
+    trees = {repo.read_commit(sha).tree for sha in known if sha and repo.object_exists(sha)}
     return repo.read_commit(saved).tree not in trees
 
 
-def restore(ws: Workspace, spec: str, session: str | None, force: bool) -> Restored:
+def place_snapshot(ws: Workspace, session: str, target: str, label: str, force: bool) -> Placed:
+    """Put `target` in the working tree: the current files are saved first, and without
+    `force` files changed by hand are never overwritten."""
     store = ws.store
-    session_id, target, ref = _resolve_target(store, spec, session)
-    parent = current_snapshot(store, session_id, store.current_branch(session_id))
-    saved = store.take_snapshot(session_id, f"teddy: your files before restoring {spec}", parent)
-    if not force and _hand_edited(ws, session_id, saved):
+    parent = current_snapshot(store, session, store.current_branch(session))
+    saved = store.take_snapshot(session, f"teddy: your files before {label}", parent)
+    if not force and _hand_edited(ws, session, saved):
         raise TeddyError(
-            "your working tree has changes that restoring would overwrite",
-            f"they are saved as snapshot {saved[:12]}; run again with --force to restore anyway "
-            f"(and `git teddy restore {saved[:12]}` to get them back)",
+            f"your working tree has changes that {label} would overwrite",
+            f"they are saved as snapshot {saved[:12]}; run again with --force to go ahead "
+            f"(and `git teddy restore -s {session} {saved[:12]}` to get them back)",
         )
     result = apply_to_worktree(ws.repo, saved, target, saved)
-    _placed_marker(store, session_id).write_text(target + "\n")
-    branch = store.continue_after(ref) if ref else None
+    with _placed_log(ws, session).open("a") as log:
+        log.write(target + "\n")
+    return Placed(saved, result.changed_paths)
+
+
+def restore(ws: Workspace, spec: str, session: str | None, force: bool) -> Restored:
+    session_id, target, ref = _resolve_target(ws.store, spec, session)
+    placed = place_snapshot(ws, session_id, target, f"restoring {spec}", force)
+    branch = ws.store.continue_after(ref) if ref else None
     turn = ref.turn if ref else None
-    return Restored(session_id, target, saved, turn, branch, result.changed_paths)
+    return Restored(session_id, target, placed.saved, turn, branch, placed.changed)

@@ -95,7 +95,7 @@ PLAN
 fi
 
 say "A turn: record a plan (here written by hand; a model writes it in later versions)"
-cat > turn1.md <<'PLAN'
+cat > "$demo/turn1.md" <<'PLAN'
 # Greet everyone and check it
 - **Agent:** Dev
 
@@ -153,8 +153,7 @@ python3 -c 'import app; print(app.greet())'
 - **Resource:** [app.py](/app.py)
 - **Description:** Keep app.py in the next turn's context.
 PLAN
-run git teddy plan -s "$session" -m "Greet everyone" --from-file turn1.md
-rm turn1.md
+run git teddy plan -s "$session" -m "Greet everyone" --from-file "$demo/turn1.md"
 
 say "Execute it with every action approved (-y); it runs in a scratch worktree, never here"
 printf 'todo: login, logout\n' > notes.txt   # a hand edit made meanwhile: it is merged, not lost
@@ -220,5 +219,51 @@ say "What the model was sent is in the turn: _context.log (sections 2 to 4 shown
 git show "teddy/$session/main:02/_context.log" > "$demo/context.log"
 run sed -n '/^## 2. Memos/,/^## 5/p' "$demo/context.log"
 run git teddy log "$session"
+
+say "The loop: --yolo plans and executes without asking (here for two turns)"
+reply() {  # a stand-in reply: a plan that creates one file
+  cat > "$demo/replies/$1.md" <<PLAN
+# $2
+- **Agent:** Dev
+
+## Rationale
+\`\`\`\`text
+### 1. Synthesis
+The previous turn succeeded.
+### 2. Justification
+One small step at a time.
+### 3. Expected Outcome
+$3 exists.
+### 4. State Dashboard
+- $2: in progress
+\`\`\`\`
+
+## Action Plan
+
+### \`CREATE\`
+- **File Path:** [$3]($(printf '/%s' "$3"))
+- **Description:** $2.
+\`\`\`\`text
+$4
+\`\`\`\`
+PLAN
+}
+reply 02 "Write the changelog" CHANGELOG.md "- greet everyone; add farewell"
+reply 03 "Write the authors file" AUTHORS.md "Demo User"
+reply 04 "Write a short changelog" CHANGELOG.md "- friendlier greetings"
+run git teddy continue -s "$session" -m "Document the changes" --yolo --max-turns 2
+run git teddy log "$session"
+
+say "Branch: an alternative to turn 03, with the same context and a new message"
+run git teddy branch 03 -s "$session" -m "Keep the changelog to one line"
+run git teddy execute -s "$session" -y
+run git log --graph --oneline "teddy/$session/main" "teddy/$session/03-branch-01"
+
+say "Restore: the project files after turn 01 (HEAD untouched), then back again"
+run git teddy restore 01 -s "$session" | tee "$demo/restore.out"
+run git status --short
+back=$(sed -n 's/.*to return to them: //p' "$demo/restore.out")
+run $back
+run git status --short
 
 say "Done. Everything above is in git: try 'git log --all --graph' in a session of your own."

@@ -47,6 +47,8 @@ def test_branch_keeps_the_context_with_a_new_message(
     queue(replies, plan_text(create("alt.txt", "alternative\n")))
     result = teddy.ok(repo, "branch", "02", "-m", "try another way")
     assert "branch 02-branch-01" in result.stdout and "turn 02-branch-01" in result.stdout
+    # The files went back to where turn 02 started: after turn 01.
+    assert (repo / "one.txt").read_text() == "1\n" and not (repo / "two.txt").exists()
     ref = f"teddy/{session}/02-branch-01"
     original, new = f"teddy/{session}/main:02", f"{ref}:02-branch-01"
     assert show(repo, env, f"{new}/turn.context") == show(repo, env, f"{original}/turn.context")

@@ -177,16 +177,28 @@ def restore(target: str, session: str | None, force: bool) -> None:
     metavar="PLAN.md",
     help="Use this file (or - for stdin) as the model's reply instead of calling one.",
 )
+@click.option("--force", is_flag=True, help="Overwrite changes you made by hand (they are saved).")
 def branch(
-    turn: str, message: str, session: str | None, agent: str | None, from_file: str | None
+    turn: str,
+    message: str,
+    session: str | None,
+    agent: str | None,
+    from_file: str | None,
+    force: bool,
 ) -> None:
-    """Start a conversation branch as an alternative to TURN: same context, new message, new
-    plan. Later turns go on the new branch."""
+    """Start a conversation branch as an alternative to TURN: your files go back to where
+    TURN started (saved first), then a new plan on the same context with a new message.
+    Later turns go on the new branch."""
     from git_teddy.planning import plan_turn
+    from git_teddy.restore import place_snapshot
+    from git_teddy.turns import TurnRecord
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
     original = ws.store.turn_files(ref)
+    start = TurnRecord.from_yaml(original["turn.yaml"]).base_snapshot
+    # The alternative starts where the original turn did: so do your files.
+    placed = place_snapshot(ws, ref.session, start, f"branching from turn {ref.turn}", force)
     name = ws.store.create_branch(ref)
     reply = _read_plan_file(from_file) if from_file is not None else None
     planned = plan_turn(
@@ -199,5 +211,9 @@ def branch(
         alternative_to=original,
     )
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
+    click.echo(
+        f"your files are as turn {ref.turn} found them ({len(placed.changed)} changed); "
+        f"to return: git teddy restore -s {ref.session} {placed.saved[:12]}"
+    )
     click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {planned.plan.title}")
     click.echo("next: git teddy execute", err=True)
