@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "context": "git_teddy.cli.turn_cmds:context",
     "branch": "git_teddy.cli.turn_cmds:branch",
     "restore": "git_teddy.cli.turn_cmds:restore",
+    "push": "git_teddy.cli.session_cmds:push",
+    "fetch": "git_teddy.cli.session_cmds:fetch",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
 }

@@ -77,3 +77,29 @@ def log(session: str | None, as_json: bool) -> None:
     else:
         turns = store.turns(session_id)
         click.echo(views.turn_graph(session_id, turns, store.branches(session_id)))
+
+
+@click.command()
+@click.argument("remote", required=False)
+@click.argument("sessions", nargs=-1)
+def push(remote: str | None, sessions: tuple[str, ...]) -> None:
+    """Push sessions (default: all local ones) to REMOTE (default: teddy.remote or origin):
+    their branches and snapshot refs, nothing else."""
+    from git_teddy.sharing import push as run
+
+    done = run(open_workspace(), remote, list(sessions))
+    click.echo(
+        f"pushed {len(done.sessions)} session(s) to {done.remote}: {', '.join(done.sessions)}"
+    )
+
+
+@click.command()
+@click.argument("remote", required=False)
+def fetch(remote: str | None) -> None:
+    """Fetch the sessions of REMOTE (default: teddy.remote or origin) under remote-tracking
+    refs, so that list, show, log, restore and branch work on them."""
+    from git_teddy.sharing import fetch as run
+
+    done = run(open_workspace(), remote)
+    new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""
+    click.echo(f"fetched sessions from {done.remote}{new}")

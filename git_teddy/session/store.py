@@ -66,14 +66,26 @@ class SessionStore:
         return f"refs/{self.prefix}snapshots/{session}/{sha}"
 
     def _all_branches(self) -> dict[str, dict[str, str]]:
-        """session id -> branch name -> tip commit."""
+        """session id -> branch name -> tip commit. Sessions fetched from a remote
+        (`refs/remotes/<remote>/<prefix>...`) count too; a local branch wins over them."""
         sessions: dict[str, dict[str, str]] = {}
-        base = f"refs/heads/{self.prefix}"
-        for name, sha in self.repo.list_refs(base).items():
-            session, _, branch = name[len(base) :].partition("/")
-            if branch and "/" not in branch:
-                sessions.setdefault(session, {})[branch] = sha
+        for name, sha in sorted(self.repo.list_refs("refs/remotes/").items(), reverse=True):
+            _remote, _, rest = name.removeprefix("refs/remotes/").partition("/")
+            if rest.startswith(self.prefix):
+                self._add_branch(sessions, rest.removeprefix(self.prefix), sha)
+        for name, sha in self.repo.list_refs(f"refs/heads/{self.prefix}").items():
+            self._add_branch(sessions, name.removeprefix(f"refs/heads/{self.prefix}"), sha)
         return sessions
+
+    @staticmethod
+    def _add_branch(sessions: dict[str, dict[str, str]], path: str, sha: str) -> None:
+        session, _, branch = path.partition("/")
+        if branch and "/" not in branch:
+            sessions.setdefault(session, {})[branch] = sha
+
+    def local_session_ids(self) -> list[str]:
+        base = f"refs/heads/{self.prefix}"
+        return sorted({n.removeprefix(base).split("/")[0] for n in self.repo.list_refs(base)})
 
     def session_ids(self) -> list[str]:
         return sorted(self._all_branches())
@@ -311,9 +323,11 @@ class SessionStore:
         subject: str,
         trailers: dict[str, str],
     ) -> str:
-        """Write `files` (paths in the session folder) as a new commit on `branch`."""
+        """Write `files` (paths in the session folder) as a new commit on `branch`. A branch
+        known only from a remote gets its local branch here, starting at the fetched tip."""
         ref = self.branch_ref(session, branch)
-        tip = self.repo.read_ref(ref)
+        local = self.repo.read_ref(ref)
+        tip = local or self.branches(session).get(branch)
         if tip is None:
             raise TeddyError(
                 f"session {session} has no branch {branch!r}",
@@ -321,7 +335,7 @@ class SessionStore:
             )
         tree = self.repo.write_tree(self.repo.read_commit(tip).tree, files)
         commit = self.repo.write_commit(tree, [tip], format_message(subject, trailers))
-        self.repo.update_ref(ref, commit, tip, subject)
+        self.repo.update_ref(ref, commit, local, subject)
         return commit
 
     def create_branch(self, ref: TurnRef) -> str:

@@ -1,0 +1,97 @@
+"""Sessions shared through a bare remote: push from one clone, fetch in another, read,
+restore and branch there; pushing again; a rejected non-fast-forward."""
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import Teddy, git
+from test_execute import create, edit, plan_text
+from test_timetravel import queue
+
+
+@pytest.fixture
+def clones(tmp_path: Path, repo: Path, env: dict) -> tuple[Path, Path]:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, env, "init", "-q", "--bare", str(remote))
+    git(repo, env, "remote", "add", "origin", str(remote))
+    git(repo, env, "push", "-q", "origin", "main")
+    other = tmp_path / "other"
+    git(tmp_path, env, "clone", "-q", str(remote), str(other))
+    return repo, other
+
+
+@pytest.fixture
+def replies(tmp_path: Path, env: dict) -> Path:
+    folder = tmp_path / "replies"
+    folder.mkdir()
+    env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(folder))
+    return folder
+
+
+def turns(repo: Path, teddy: Teddy, replies: Path, *plans: str) -> None:
+    queue(replies, *plans)
+    for number in range(len(plans)):
+        teddy.ok(repo, "plan", "-m", f"message {number}")
+        teddy.ok(repo, "execute", "-y")
+
+
+def test_push_fetch_read_restore_and_branch(
+    clones: tuple[Path, Path], teddy: Teddy, env: dict, replies: Path, tmp_path: Path
+) -> None:
+    mine, theirs = clones
+    session = teddy.ok(mine, "new", "shared").stdout.strip()
+    turns(
+        mine, teddy, replies, plan_text(create("a.txt", "a\n")), plan_text(create("b.txt", "b\n"))
+    )
+    result = teddy.ok(mine, "push")
+    assert f"pushed 1 session(s) to origin: {session}" in result.stdout
+    remote_refs = git(mine, env, "ls-remote", "origin").split()
+    assert f"refs/heads/teddy/{session}/main" in remote_refs
+    assert any(r.startswith(f"refs/teddy/snapshots/{session}/") for r in remote_refs)
+    assert "refs/heads/feature" not in remote_refs  # nothing else is pushed
+
+    fetched = teddy.ok(theirs, "fetch")
+    assert session in fetched.stdout
+    assert git(theirs, env, "for-each-ref", "--format=%(refname)", "refs/remotes/origin/teddy/")
+    listed = json.loads(teddy.ok(theirs, "list", "--json").stdout)
+    assert [(s["id"], s["turns"]) for s in listed] == [(session, 2)]
+    assert "02" in teddy.ok(theirs, "log", session).stdout
+    shown = json.loads(teddy.ok(theirs, "show", f"{session}/02", "--json").stdout)
+    assert shown["files"]["user_prompt.txt"] == "message 1\n"
+
+    teddy.ok(theirs, "restore", "01", "-s", session)
+    assert (theirs / "a.txt").read_text() == "a\n" and not (theirs / "b.txt").exists()
+    queue(replies, plan_text(create("c.txt", "c\n")))
+    teddy.ok(theirs, "branch", "02", "-s", session, "-m", "another way")
+    local = git(theirs, env, "branch", "--list", "teddy/*", "--format=%(refname:short)").split()
+    assert f"teddy/{session}/02-branch-01" in local
+
+
+def test_push_again_after_new_turns_and_non_fast_forward(
+    clones: tuple[Path, Path], teddy: Teddy, env: dict, replies: Path
+) -> None:
+    mine, theirs = clones
+    session = teddy.ok(mine, "new", "race").stdout.strip()
+    turns(mine, teddy, replies, plan_text(create("a.txt", "a\n")))
+    teddy.ok(mine, "push")
+    teddy.ok(theirs, "fetch")
+    # They continue the fetched session (a local branch is made from the fetched one) ...
+    turns(theirs, teddy, replies, plan_text(create("t.txt", "theirs\n")))
+    teddy.ok(theirs, "push", "origin", session)
+    # ... while I continue mine: my push is now a non-fast-forward.
+    turns(mine, teddy, replies, plan_text(edit("a.txt", "a", "mine")))
+    rejected = teddy(mine, "push")
+    assert rejected.returncode == 1
+    assert "has turns of these sessions that you do not have" in rejected.stderr
+    assert "hint: run `git teddy fetch origin`" in rejected.stderr
+    remote_tip = git(mine, env, "ls-remote", "origin", f"refs/heads/teddy/{session}/main").split()[
+        0
+    ]
+    assert remote_tip == git(theirs, env, "rev-parse", f"teddy/{session}/main").strip()
+
+
+def test_push_needs_a_remote(repo: Path, teddy: Teddy) -> None:
+    teddy.ok(repo, "new", "lonely")
+    result = teddy(repo, "push")
+    assert result.returncode == 1 and "no remote named 'origin'" in result.stderr
