@@ -217,3 +217,18 @@ def branch(
     )
     click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {planned.plan.title}")
     click.echo("next: git teddy execute", err=True)
+
+
+@click.command()
+@click.argument("target", metavar="FILE[:LINE]")
+def blame(target: str) -> None:
+    """Show which session and turn last changed each line of FILE (or just LINE)."""
+    from git_teddy.blame import blame as run
+
+    path, _, line = (
+        target.rpartition(":") if target.rpartition(":")[2].isdigit() else (target, "", "")
+    )
+    rows = run(open_workspace(), path, int(line) if line else None)
+    width = max((len(r.origin) for r in rows), default=0)
+    for row in rows:
+        click.echo(f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}")
