@@ -74,10 +74,10 @@ def _placed_log(ws: Workspace, session: str) -> Path:
 
 
 def _hand_edited(ws: Workspace, session: str, saved: str) -> bool:
-    """Whether the user's files differ from every state teddy put there or started a turn
-    from: the session's base, each turn's starting and resulting snapshots, and restores."""
+    """Whether the user's files differ from HEAD and from every state teddy put there or
+    started a turn from: the session's base, each turn's start and result, and restores."""
     store, repo = ws.store, ws.repo
-    known = {store.summary(session).base_snapshot}
+    known = {store.summary(session).base_snapshot, repo.head_commit()}  # HEAD: nothing uncommitted
     for commit in store.turn_commits(session):
         known.add(commit.snapshot)
         record = store.repo.read_file(

@@ -266,4 +266,21 @@ back=$(sed -n 's/.*to return to them: //p' "$demo/restore.out")
 run $back
 run git status --short
 
+say "Blame: which session and turn last changed each line"
+run git teddy blame app.py
+
+say "Share: push the session to a bare remote (nothing else goes), fetch it in a second clone"
+run git init -q --bare -b main "$demo/remote.git"
+run git remote add origin "$demo/remote.git"
+run git push -q origin main
+run git teddy push origin "$session"
+run git ls-remote origin
+run git clone -q "$demo/remote.git" "$demo/teammate"
+cd "$demo/teammate"
+run git teddy fetch
+run git teddy list
+run git teddy restore 02 -s "$session"
+run git status --short
+cd "$demo/project"
+
 say "Done. Everything above is in git: try 'git log --all --graph' in a session of your own."
