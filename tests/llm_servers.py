@@ -33,8 +33,8 @@ received, in order; `.json` parses the body; headers are keyed in lower case.
 
 import json
 import socket
-import sys
 import struct
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
