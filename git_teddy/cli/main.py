@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "restore": "git_teddy.cli.turn_cmds:restore",
     "push": "git_teddy.cli.session_cmds:push",
     "fetch": "git_teddy.cli.session_cmds:fetch",
+    "hooks": "git_teddy.cli.hooks_cmds:hooks",
     "blame": "git_teddy.cli.turn_cmds:blame",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
