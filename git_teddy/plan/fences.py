@@ -95,16 +95,20 @@ def sanitize_with_origin(text: str) -> Sanitized:
     lines = split_lines(text)
     origin = list(range(1, len(lines) + 1))
     # Fixing fences can reveal a title that was inside a broken block before: drop what
-    # precedes the title again until it comes first (a few rounds at most; bounded anyway).
-    for _ in range(8):
+    # precedes the title again until it comes first. And a run can add closing fences (for
+    # blocks the author left open) that an earlier block, read again, would take for its own
+    # end: run again until nothing changes, so that sanitizing is idempotent. A correctly
+    # fenced plan takes one run; a few rounds at most otherwise (bounded anyway).
+    for _ in range(16):
         start, wrapper = _find_title(lines)
         if start:
             lines, origin = lines[start:], origin[start:]
             if wrapper is not None:
                 lines, origin = _drop_closing_wrapper(lines, origin, wrapper)
         fixed, kept = _Fixer(lines).run()
+        changed = fixed != lines
         lines, origin = fixed, [origin[i] for i in kept]
-        if not _find_title(lines)[0]:
+        if not changed and not _find_title(lines)[0]:
             break
     return Sanitized("\n".join(lines), origin)
 
@@ -314,6 +318,12 @@ class _Fixer:
             content = "\n".join(self.lines[start + 1 : first])
             if longest_run(content, fence.char) < fence.length:
                 return first, first + 1  # clean content: keep CommonMark's reading
-        if last_bare is None and first_boundary is not None:
-            return None, first_boundary  # never closed: the author forgot the closing fence
+        if first_boundary is not None and (
+            last_bare is None or (first_boundary < last_bare and not self._followed_well(last_bare))
+        ):
+            # Never closed: the author forgot the closing fence. A closing fence that nothing
+            # vouches for (not followed well) is only a guess, and a guess must not swallow a
+            # boundary: once the block is lengthened, its inner fences no longer count as
+            # nested openers, so the next run would end it at that boundary.
+            return None, first_boundary
         return last_bare, stop
