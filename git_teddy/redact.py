@@ -326,6 +326,15 @@ def _assignments(text: str) -> Iterator[_Span]:
 
 # --- putting it together ---------------------------------------------------------------
 
+# Every kind a Finding can have, for reports and documentation.
+KINDS: tuple[str, ...] = (
+    *dict.fromkeys(fmt.kind for fmt in _FORMATS),
+    "private-key",
+    "url-password",
+    "aws-secret-key",
+    "secret-assignment",
+)
+
 _DETECTORS: tuple[Callable[[str], Iterator[_Span]], ...] = (
     _private_keys,
     _formats,

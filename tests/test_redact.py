@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from git_teddy.redact import Finding, find_secrets, redact, shannon_entropy, summarize
+from git_teddy.redact import KINDS, Finding, find_secrets, redact, shannon_entropy, summarize
 
 ALNUM = string.ascii_letters + string.digits
 BASE64 = ALNUM + "+/"
@@ -72,6 +72,26 @@ def test_each_kind_is_replaced_on_its_line(kind: str) -> None:
     assert findings == [Finding(kind, 3)]
     assert redacted == text.replace(secret, f"[REDACTED:{kind}]")
     assert find_secrets(text) == findings
+
+
+def test_every_kind_is_tested() -> None:
+    assert set(KINDS) == set(SECRETS) | {"private-key", "basic-auth"}
+
+
+def test_offsets_hold_in_non_ascii_text() -> None:
+    # Keys are searched in a one-byte-per-character copy: characters that lowercase to two
+    # (İ) or that are not encodable (lone surrogates) must not shift what gets replaced.
+    value = fake(20)
+    for before in ("é😀İ ", "İİİ\n", "\udcff "):
+        text = f"{before}password = {value} ü"
+        assert redact(text)[0] == f"{before}password = [REDACTED:secret-assignment] ü"
+
+
+def test_basic_auth_header() -> None:
+    encoded = base64.b64encode(b"admin:" + fake(12).encode()).decode()
+    assert redact(f"Authorization: Basic {encoded}")[0] == (
+        "Authorization: Basic [REDACTED:basic-auth]"
+    )
 
 
 def test_more_fixed_formats() -> None:
