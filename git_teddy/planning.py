@@ -34,7 +34,8 @@ from git_teddy.pipelines import (
     step_system,
 )
 from git_teddy.plan import Plan, Problem, check_plan, format_problems, sanitize
-from git_teddy.session.store import SESSION_CONTEXT
+from git_teddy.redact import summarize
+from git_teddy.session.store import SESSION_CONTEXT, redact_files
 from git_teddy.session.trailers import parse_trailers
 from git_teddy.tokens import TokenCounter
 from git_teddy.turns import (
@@ -412,7 +413,8 @@ def plan_turn(
     }
     if original and alternative_to and "_context.log" in alternative_to:
         files[f"_context.{original.turn}.log"] = alternative_to["_context.log"]  # to compare
-    extra = {**asked.usage, "agent_stack": inputs.handoff.stack}
+    files, secrets = redact_files(files)  # before anything reaches the session
+    extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     record = record_plan(store, session, branch, files, inputs.agent, base, extra)
     return PlannedTurn(record, plan, len(attempts))
 

@@ -34,6 +34,7 @@ class TurnRecord(BaseModel):
     cost: float | None = None
     planned_at: str
     executed_at: str | None = None
+    redactions: list[dict[str, object]] = []  # secrets kept out of the plan commit, and where
 
     def to_yaml(self) -> bytes:
         return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True).encode()

@@ -39,6 +39,7 @@ class ExecutionReport(BaseModel):
     run_summary: RunSummary
     memos: MemoReport = Field(default_factory=MemoReport)
     action_logs: list[ActionLog] = Field(default_factory=list)
+    redactions: list[dict[str, Any]] = Field(default_factory=list)  # secrets replaced, where
 
 
 class _LiteralBlocks(yaml.SafeDumper):

@@ -25,6 +25,7 @@ from git_teddy.hooks import hook_source
 from git_teddy.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
 from git_teddy.plan import PlanError, parse_plan
 from git_teddy.plan.models import Action, Memo, Plan
+from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.store import SessionStore
 from git_teddy.turns import PendingTurn, TurnRecord, pending_turn, record_report
 from git_teddy.workspace import Workspace
@@ -117,6 +118,21 @@ def _run_actions(
         if not outcome.ok:
             status = "FAILURE"  # the first failure stops the plan
     return logs, status
+
+
+def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str, object]]]:
+    """Command output and replies with their secrets replaced, and where they were."""
+    found: dict[str, list[Finding]] = {}
+    clean = []
+    for log in logs:
+        details = dict(log.details)
+        for key, value in details.items():
+            if isinstance(value, str):
+                details[key], secrets = redact(value)
+                if secrets:
+                    found[f"action {log.index} ({log.action_type}) {key}"] = secrets
+        clean.append(log.model_copy(update={"details": details}))
+    return clean, summarize(found)
 
 
 def _runtime_hooks(store: SessionStore) -> Path:
@@ -222,7 +238,10 @@ def execute(ws: Workspace, session: str, approver: Approver) -> ExecutionResult:
         snapshot=snapshot,
         applied=applied_note,
     )
-    report = ExecutionReport(run_summary=summary, memos=memo_report, action_logs=logs)
+    logs, redactions = _redact_logs(logs)
+    report = ExecutionReport(
+        run_summary=summary, memos=memo_report, action_logs=logs, redactions=redactions
+    )
     record = turn.record.model_copy(
         update={
             "status": status.lower(),

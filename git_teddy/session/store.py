@@ -19,6 +19,7 @@ from typing import Any
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
+from git_teddy.redact import Finding, redact
 from git_teddy.session import frontmatter
 from git_teddy.session.models import (
     SessionSummary,
@@ -324,7 +325,13 @@ class SessionStore:
         trailers: dict[str, str],
     ) -> str:
         """Write `files` (paths in the session folder) as a new commit on `branch`. A branch
-        known only from a remote gets its local branch here, starting at the fetched tip."""
+        known only from a remote gets its local branch here, starting at the fetched tip.
+        Nothing reaches a session unredacted: secrets left in `files` become [REDACTED:kind]
+        (callers redact first, to report where) and the commit says how many."""
+        files, findings = redact_files(files)
+        if findings:
+            count = sum(len(found) for found in findings.values())
+            trailers = {**trailers, "Teddy-Redacted": str(count)}
         ref = self.branch_ref(session, branch)
         local = self.repo.read_ref(ref)
         tip = local or self.branches(session).get(branch)
@@ -400,6 +407,23 @@ class SessionStore:
     def iter_sessions(self) -> Iterator[SessionSummary]:
         for session in self.session_ids():
             yield self.summary(session)
+
+
+def redact_files(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], dict[str, list[Finding]]]:
+    """Text files with their secrets redacted, and what was found where (binary files pass)."""
+    clean: dict[str, bytes] = {}
+    findings: dict[str, list[Finding]] = {}
+    for path, data in files.items():
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            clean[path] = data
+            continue
+        redacted, found = redact(text)
+        clean[path] = redacted.encode() if found else data
+        if found:
+            findings[path] = found
+    return clean, findings
 
 
 def _unknown_session(spec: str) -> TeddyError:

@@ -15,6 +15,7 @@ TRAILER_ORDER = (
     "Teddy-Tokens-In",
     "Teddy-Tokens-Out",
     "Teddy-Cost",
+    "Teddy-Redacted",
 )
 TRAILER_LINE = re.compile(r"([A-Za-z0-9-]+): (.*)")
 
