@@ -18,7 +18,7 @@ from typing import Literal
 import click
 
 from git_teddy.errors import TeddyError
-from git_teddy.execute.approval import Approver, describe
+from git_teddy.execute.approval import Approver
 from git_teddy.execute.report import ExecutionReport
 from git_teddy.execute.runner import ExecutionResult, execute
 from git_teddy.planning import PlannedTurn, plan_turn
@@ -107,13 +107,7 @@ class LoopUI:
         click.echo(text, err=True)
 
     def show_plan(self, planned: PlannedTurn) -> None:
-        record = planned.record
-        click.echo(f"\nturn {record.turn} (@{record.agent}): {planned.plan.title}")
-        for index, action in enumerate(planned.plan.actions, start=1):
-            click.echo(f"  {index}. {describe(action)}")
-        tokens = f"{record.tokens_in or 0} in, {record.tokens_out or 0} out"
-        cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
-        click.echo(f"  model {record.model}: {tokens}, {cost}, {planned.attempts} attempt(s)")
+        click.echo("\n" + "\n".join(planned.summary_lines()))
 
     def show_result(self, result: ExecutionResult) -> None:
         summary = result.report.run_summary

@@ -351,6 +351,18 @@ class PlannedTurn:
     plan: Plan
     attempts: int
 
+    def summary_lines(self) -> list[str]:
+        """What the user is shown of a new plan: title, actions, tokens and cost."""
+        from git_teddy.execute.approval import describe
+
+        record = self.record
+        lines = [f"turn {record.turn} of {record.session} (@{record.agent}): {self.plan.title}"]
+        lines += [f"  {n}. {describe(a)}" for n, a in enumerate(self.plan.actions, start=1)]
+        tokens = f"{record.tokens_in or 0} in, {record.tokens_out or 0} out"
+        cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
+        lines.append(f"  model {record.model}: {tokens}, {cost}, {self.attempts} attempt(s)")
+        return lines
+
 
 def plan_turn(
     ws: Workspace,

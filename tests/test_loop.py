@@ -222,7 +222,7 @@ def test_interactive_loop_in_a_terminal(
     child.sendline("")  # the first turn needs a message: asked again
     child.expect(r"Your message for the first turn")
     child.sendline("make one file")
-    child.expect(r"turn 01 \(@pathfinder\): A plan")
+    child.expect(r"turn 01 of \S+ \(@pathfinder\): A plan")
     child.expect(r"\[1/2\] CREATE one.txt")
     child.expect(r"\[q\]uit")
     child.sendline("y")

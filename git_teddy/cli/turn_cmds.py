@@ -54,7 +54,6 @@ def plan(
 ) -> None:
     """Plan the next turn: assemble the context, ask the model (teddy.provider), validate
     the plan (re-prompting with the problems), and record it as a commit."""
-    from git_teddy.execute.approval import describe
     from git_teddy.planning import plan_turn
 
     ws = open_workspace()
@@ -70,13 +69,7 @@ def plan(
         echo=lambda text: click.echo(text, err=True),
         pipeline=pipeline,
     )
-    record = planned.record
-    click.echo(f"turn {record.turn} of {session_id} (@{record.agent}): {planned.plan.title}")
-    for index, action in enumerate(planned.plan.actions, start=1):
-        click.echo(f"  {index}. {describe(action)}")
-    tokens = f"{record.tokens_in or 0} in, {record.tokens_out or 0} out"
-    cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
-    click.echo(f"model {record.model}: {tokens}, {cost}, {planned.attempts} attempt(s)")
+    click.echo("\n".join(planned.summary_lines()))
     click.echo("next: git teddy execute", err=True)
 
 
