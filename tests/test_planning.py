@@ -240,3 +240,14 @@ def test_bad_pipeline_file_names_the_line(repo: Path, teddy: Teddy, env: dict) -
     assert "line 2" in result.stderr and "hint: " in result.stderr
     unknown = teddy(repo, "plan", "-m", "x", "--pipeline", "nope")
     assert unknown.returncode == 1 and "unknown pipeline" in unknown.stderr
+
+
+def test_big_files_are_cut_with_a_note(repo: Path, teddy: Teddy, env: dict) -> None:
+    (repo / ".teddy").mkdir()
+    (repo / ".teddy" / "global.context").write_text("big.txt\n")
+    (repo / "big.txt").write_text("word " * 5000)
+    env["TEDDY_MAX_RESOURCE_BYTES"] = "1000"
+    teddy.ok(repo, "new", "big")
+    (row,) = json.loads(teddy.ok(repo, "context", "--json").stdout)["resources"]
+    assert row["note"] == "cut at 1000 of 25000 bytes (teddy.maxResourceBytes)"
+    assert 0 < row["tokens"] < 300

@@ -60,6 +60,8 @@ def test_push_fetch_read_restore_and_branch(
     shown = json.loads(teddy.ok(theirs, "show", f"{session}/02", "--json").stdout)
     assert shown["files"]["user_prompt.txt"] == "message 1\n"
 
+    teddy.ok(theirs, "restore", "02", "-s", session)
+    assert (theirs / "a.txt").read_text() == "a\n" and (theirs / "b.txt").read_text() == "b\n"
     teddy.ok(theirs, "restore", "01", "-s", session)
     assert (theirs / "a.txt").read_text() == "a\n" and not (theirs / "b.txt").exists()
     queue(replies, plan_text(create("c.txt", "c\n")))
