@@ -8,13 +8,14 @@ an ordinary branch (the shell check alone). Run with git-teddy on PATH, e.g.
 """
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench_snapshot import sealed_env
 
 GOAL_MS = 100.0  # a hook with nothing to do
 
@@ -42,21 +43,6 @@ O.
 made by turn {n}
 ````
 """
-
-
-def sealed_env(home: Path) -> dict[str, str]:
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    return {
-        "HOME": str(home),
-        "PATH": os.environ.get("PATH", ""),
-        "LANG": "C.UTF-8",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
-        "GIT_AUTHOR_NAME": "Bench",
-        "GIT_AUTHOR_EMAIL": "bench@example.com",
-        "GIT_COMMITTER_NAME": "Bench",
-        "GIT_COMMITTER_EMAIL": "bench@example.com",
-    }
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str], stdin: str | None = None) -> str:
