@@ -8,78 +8,20 @@ few runs; asserts nothing. Run with `make bench`, or `python benchmarks/bench_pl
 
 import argparse
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import commonmark
 
 from git_teddy.plan import check_plan, sanitize
 
+# The same generated plan the corpus test parses.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "plan"))
+from big_plan import big_plan
+
 GOAL = 2.0
-
-HEADER = """# A very long plan
-- **Agent:** Dev
-
-## Rationale
-````text
-### 1. Synthesis
-s
-### 2. Justification
-j
-### 3. Expected Outcome
-e
-### 4. State Dashboard
-d
-````
-
-## Action Plan
-"""
-
-
-def chunk(number: int) -> str:
-    return f"""
-### `CREATE`
-- **File Path:** [docs/page-{number}.md](/docs/page-{number}.md)
-- **Description:** Page {number}, with a nested code block.
-```markdown
-# Page {number}
-Some prose about page {number}, with `inline code` and a [link](https://example.com).
-```python
-def page_{number}() -> int:
-    return {number}
-```
-```
-
-### `EDIT`
-- **File Path:** [src/mod_{number}.py](/src/mod_{number}.py)
-
-`FIND:`
-```python
-value = {number}
-```
-`REPLACE:`
-```python
-value = {number + 1}
-```
-
-### `EXECUTE`
-- **Description:** Run the test of page {number}.
-- **Expected Outcome:** It passes.
-```shell
-pytest -k test_{number}
-```
-"""
-
-
-def big_plan(size: int) -> str:
-    parts = [HEADER]
-    total = len(HEADER)
-    number = 0
-    while total < size:
-        parts.append(chunk(number))
-        total += len(parts[-1])
-        number += 1
-    return "".join(parts)
 
 
 def median_time(work: Callable[[], object], runs: int) -> float:
@@ -97,7 +39,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
-    text = big_plan(args.size)
+    text, _chunks = big_plan(args.size)
     plan, problems = check_plan(text)
     assert plan is not None, problems  # a benchmark of a failing parse would mean nothing
     clean = sanitize(text)

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from big_plan import big_plan
 
 from git_teddy.plan import check_plan, parse_plan, plan_to_json, problems_to_json, sanitize
 
@@ -73,67 +74,6 @@ def test_the_spec_example_is_accepted_as_is():
         "CHAT_WITH_USER",
         "INVOKE",
     ]
-
-
-# -- a plan of more than 1 MB, built from the kinds of blocks models get wrong -------------
-
-HEADER = """# A very long plan
-- **Agent:** Dev
-
-## Rationale
-````text
-### 1. Synthesis
-s
-### 2. Justification
-j
-### 3. Expected Outcome
-e
-### 4. State Dashboard
-d
-````
-
-## Action Plan
-"""
-
-
-def chunk(number: int) -> str:
-    """Three actions; the CREATE nests fences as long as its own, as models write them."""
-    return f"""
-### `CREATE`
-- **File Path:** [docs/page-{number}.md](/docs/page-{number}.md)
-```markdown
-# Page {number}
-```python
-print({number})
-```
-Text with ``` inline and café.
-```
-
-### `EDIT`
-- **File Path:** [src/mod_{number}.py](/src/mod_{number}.py)
-
-`FIND:`
-```python
-value = {number}
-```
-`REPLACE:`
-```python
-value = {number + 1}
-```
-
-### `EXECUTE`
-```shell
-pytest -k test_{number}
-```
-"""
-
-
-def big_plan(size: int = 1_100_000) -> tuple[str, int]:
-    parts, count = [HEADER], 0
-    while sum(map(len, parts)) < size:
-        parts.append(chunk(count))
-        count += 1
-    return "".join(parts), count
 
 
 def test_a_plan_of_more_than_1_mb_parses_with_every_action_intact():
