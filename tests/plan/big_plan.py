@@ -53,8 +53,9 @@ pytest -k test_{number}
 
 
 def big_plan(size: int = 1_100_000) -> tuple[str, int]:
-    parts, count = [HEADER], 0
-    while sum(map(len, parts)) < size:
+    parts, count, total = [HEADER], 0, len(HEADER)
+    while total < size:
         parts.append(chunk(count))
+        total += len(parts[-1])
         count += 1
     return "".join(parts), count
