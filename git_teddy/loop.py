@@ -197,10 +197,16 @@ def _no_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def pause(ws: Workspace, session: str, ui: LoopUI) -> None:
+def pause_session(ws: Workspace, session: str) -> str | None:
+    """Set the session's status to paused and its resume point to its last turn."""
     with _no_interrupts():
         last = _last_turn(ws, session)
         ws.store.set_status(session, "paused", resume_point=last)
+    return last
+
+
+def pause(ws: Workspace, session: str, ui: LoopUI) -> None:
+    last = pause_session(ws, session)
     where = f" at turn {last}" if last else ""
     ui.note(f"\npaused session {session}{where}; resume with: git teddy resume {session}")
 

@@ -158,3 +158,17 @@ def resume(
     if point:
         click.echo(f"resuming {session_id} at turn {point}")
     _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, pipeline)
+
+
+@click.command()
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+def pause(session: str | None) -> None:
+    """Pause a session: its log gets `status: paused` and a `resume_point` (its last turn);
+    `git teddy resume` continues from there."""
+    from git_teddy.loop import pause_session
+
+    ws = open_workspace()
+    session_id = ws.store.resolve_session(session)
+    point = pause_session(ws, session_id)
+    where = f" at turn {point}" if point else " before its first turn"
+    click.echo(f"paused {session_id}{where}; resume with: git teddy resume {session_id}")

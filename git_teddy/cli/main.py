@@ -15,7 +15,7 @@ from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_E
 # name -> "module:function"; the order is the order of `git teddy -h`.
 COMMANDS: dict[str, str] = {
     "new": "git_teddy.cli.session_cmds:new",
-    "list": "git_teddy.cli.session_cmds:list_sessions",
+    "list": "git_teddy.cli.index_cmds:list_sessions",
     "show": "git_teddy.cli.session_cmds:show",
     "log": "git_teddy.cli.session_cmds:log",
     "plan": "git_teddy.cli.turn_cmds:plan",
@@ -23,9 +23,14 @@ COMMANDS: dict[str, str] = {
     "start": "git_teddy.cli.loop_cmds:start",
     "continue": "git_teddy.cli.loop_cmds:continue_",
     "resume": "git_teddy.cli.loop_cmds:resume",
+    "pause": "git_teddy.cli.loop_cmds:pause",
     "context": "git_teddy.cli.turn_cmds:context",
     "branch": "git_teddy.cli.turn_cmds:branch",
     "restore": "git_teddy.cli.turn_cmds:restore",
+    "stats": "git_teddy.cli.index_cmds:stats",
+    "index": "git_teddy.cli.index_cmds:index",
+    "codify": "git_teddy.cli.learn_cmds:codify",
+    "learn": "git_teddy.cli.learn_cmds:learn",
     "push": "git_teddy.cli.session_cmds:push",
     "fetch": "git_teddy.cli.session_cmds:fetch",
     "hooks": "git_teddy.cli.hooks_cmds:hooks",

@@ -1,4 +1,4 @@
-"""`git teddy new|list|show|log`: create and read sessions."""
+"""`git teddy new|show|log|push|fetch`: create, read and share sessions."""
 
 import json
 from typing import Any
@@ -27,17 +27,6 @@ def new(name: str, channel: str | None) -> None:
     click.echo(
         f"branch: {ws.store.branch_ref(session, 'main').removeprefix('refs/heads/')}", err=True
     )
-
-
-@click.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of sessions.")
-def list_sessions(as_json: bool) -> None:
-    """List sessions: id, status, start time, number of turns."""
-    sessions = list(open_workspace().store.iter_sessions())
-    if as_json:
-        echo_json([s.model_dump() for s in sessions])
-    else:
-        click.echo(views.session_table(sessions))
 
 
 @click.command()

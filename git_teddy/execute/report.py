@@ -32,6 +32,7 @@ class ActionLog(BaseModel):
     approval: Approval | None = None
     reason: str | None = None
     status: ActionStatus
+    summary: str | None = None  # the one-line outcome, as the terminal showed it
     details: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -112,6 +112,7 @@ def _run_actions(
                 action,
                 "SUCCESS" if outcome.ok else "FAILURE",
                 approval=decision.verdict,
+                summary=outcome.summary,
                 details=outcome.details,
             )
         )

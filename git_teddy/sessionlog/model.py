@@ -1,0 +1,106 @@
+"""The session log as data (pure): frontmatter, one phase per turn, and the blocks of a phase.
+
+Callouts are kept generic (kind, one-line title, multi-line body) so that the Markdown
+parses back exactly; `build` decides what each kind says, readers interpret it.
+"""
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Status = Literal["active", "paused", "completed"]
+CalloutKind = Literal["decision", "error", "user", "subagent"]
+CallStatus = Literal["success", "failure", "skipped", "rejected"]
+TaskStatus = Literal["pending", "in_progress", "completed"]
+SubagentMode = Literal["inline", "link", "embed"]
+SUBAGENT_MODES: tuple[str, ...] = ("inline", "link", "embed")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SubagentEntry(_Model):
+    session: str
+    agent: str  # name@version
+    model: str | None = None
+    tokens: int = 0
+
+
+class SessionMeta(BaseModel):
+    """The frontmatter. Unknown keys are dropped, missing ones take their defaults, so logs
+    written by older versions still read."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    type: Literal["session"] = "session"
+    session_id: str
+    started: str
+    ended: str | None = None
+    status: Status = "active"
+    channel: str = "cli"
+    parent_session: str | None = None  # set on a subagent's own session log
+    participants: list[str] = Field(default_factory=list)  # name@version
+    model: str | None = None  # the primary model: the one that planned most turns
+    tokens_used: int = 0
+    subagents: list[SubagentEntry] = Field(default_factory=list)
+    resume_point: str | None = None  # a turn name
+
+
+class ToolCall(_Model):
+    call: str  # `EDIT src/app.py`: one line
+    summary: str = ""  # one line, at most SUMMARY_LIMIT characters
+    status: CallStatus = "success"
+
+
+class ToolCalls(_Model):
+    kind: Literal["tool_calls"] = "tool_calls"
+    calls: list[ToolCall]
+
+
+class Task(_Model):
+    id: str
+    content: str
+    status: TaskStatus
+    priority: Literal["high", "medium", "low"] = "medium"
+
+
+class Tasks(_Model):
+    kind: Literal["tasks"] = "tasks"
+    tasks: list[Task]
+
+
+class Callout(_Model):
+    kind: CalloutKind
+    title: str = ""  # the rest of the `> [!kind]` line
+    body: str = ""  # the callout's lines, without their `> `
+
+
+Block = Annotated[Callout | ToolCalls | Tasks, Field(discriminator="kind")]
+
+
+class Phase(_Model):
+    title: str
+    agent: str  # name@version, or name when the version is unknown
+    channel: str
+    turn: str  # the turn's name: the phase id that resume_point refers to
+    time: str
+    status: str  # the turn's status: planned, SUCCESS, FAILURE, ...
+    model: str | None = None
+    tokens: int | None = None
+    cost: float | None = None
+    blocks: list[Block] = Field(default_factory=list)
+
+    def callouts(self, kind: CalloutKind) -> list[Callout]:
+        return [b for b in self.blocks if isinstance(b, Callout) and b.kind == kind]
+
+    def tool_calls(self) -> list[ToolCall]:
+        return [call for b in self.blocks if isinstance(b, ToolCalls) for call in b.calls]
+
+
+class SessionLog(_Model):
+    meta: SessionMeta
+    phases: list[Phase] = Field(default_factory=list)
+
+    def phase(self, turn: str) -> Phase | None:
+        return next((p for p in self.phases if p.turn == turn), None)
