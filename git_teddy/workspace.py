@@ -18,4 +18,5 @@ class Workspace:
 def open_workspace(cwd: Path | None = None) -> Workspace:
     repo = GitRepo.discover(cwd)
     settings = Settings.from_env(repo.config("teddy"))
-    return Workspace(repo, settings, SessionStore(repo, settings.ref_prefix))
+    store = SessionStore(repo, settings.ref_prefix, settings.get("teddy.subagentMode"))
+    return Workspace(repo, settings, store)

@@ -54,9 +54,10 @@ class TurnRef:
 class SessionStore:
     """Reads and writes the sessions of one repository."""
 
-    def __init__(self, repo: GitRepo, prefix: str) -> None:
+    def __init__(self, repo: GitRepo, prefix: str, subagent_mode: str | None = None) -> None:
         self.repo = repo
         self.prefix = prefix  # e.g. "teddy/"
+        self.subagent_mode = subagent_mode  # teddy.subagentMode: how session.md logs INVOKE
 
     # ---- refs ------------------------------------------------------------------------------
 
@@ -117,16 +118,12 @@ class SessionStore:
 
     def _create_session_once(self, name: str, channel: str, now: datetime) -> str:
         session = new_session_id(now.date(), name, set(self.session_ids()))
+        from git_teddy.sessionlog.model import SessionLog, SessionMeta
+        from git_teddy.sessionlog.render import render_log
+
         base = self.take_snapshot(session, f"teddy: base snapshot of session {session}")
-        log = {
-            "type": "session",
-            "session_id": session,
-            "started": now.isoformat(),
-            "status": "active",
-            "channel": channel,
-        }
-        files = {SESSION_LOG: frontmatter.render(log, f"\n# Session {session}\n").encode()}
-        files[SESSION_CONTEXT] = b""
+        meta = SessionMeta(session_id=session, started=now.isoformat(), channel=channel)
+        files = {SESSION_LOG: render_log(SessionLog(meta=meta)).encode(), SESSION_CONTEXT: b""}
         trailers = {
             "Teddy-Session": session,
             "Teddy-Phase": "new",
@@ -196,17 +193,14 @@ class SessionStore:
 
     def set_status(self, session: str, status: str, resume_point: str | None = None) -> str:
         """Record the session's status (active, paused, completed) in its log, as a commit."""
-        branch = self.current_branch(session)
-        tip = self.branches(session)[branch]
-        log, body = frontmatter.parse(self.read_session_file(tip, SESSION_LOG) or "")
-        log["status"] = status
+        updates: dict[str, Any] = {"status": status}
         if resume_point is not None:
-            log["resume_point"] = resume_point
-        if status == "completed":
-            log["ended"] = self.now().isoformat()
-        files = {SESSION_LOG: frontmatter.render(log, body).encode()}
+            updates["resume_point"] = resume_point
+        updates["ended"] = self.now().isoformat() if status == "completed" else None
         trailers = {"Teddy-Session": session, "Teddy-Phase": "status", "Teddy-Status": status}
-        return self.commit_files(session, branch, files, f"teddy: session {status}", trailers)
+        branch = self.current_branch(session)
+        subject = f"teddy: session {status}"
+        return self.commit_files(session, branch, {}, subject, trailers, log_updates=updates)
 
     def _root_commit(self, tip: str) -> CommitInfo:
         *_, root = self.repo.first_parent_history(tip)
@@ -323,15 +317,17 @@ class SessionStore:
         files: Mapping[str, bytes],
         subject: str,
         trailers: dict[str, str],
+        log_updates: Mapping[str, Any] | None = None,
     ) -> str:
-        """Write `files` (paths in the session folder) as a new commit on `branch`. A branch
-        known only from a remote gets its local branch here, starting at the fetched tip.
+        """Write `files` (paths in the session folder) as a new commit on `branch`, with
+        `session.md` regenerated from the turns (`log_updates` set its status fields). A
+        branch known only from a remote gets its local branch here, at the fetched tip.
         Nothing reaches a session unredacted: secrets left in `files` become [REDACTED:kind]
         (callers redact first, to report where) and the commit says how many."""
+        from git_teddy.sessionlog.sync import session_log_files, subagent_mode
+
+        mode = subagent_mode(self.subagent_mode)
         files, findings = redact_files(files)
-        if findings:
-            count = sum(len(found) for found in findings.values())
-            trailers = {**trailers, "Teddy-Redacted": str(count)}
         ref = self.branch_ref(session, branch)
         local = self.repo.read_ref(ref)
         tip = local or self.branches(session).get(branch)
@@ -341,6 +337,13 @@ class SessionStore:
                 f"see its branches with `git teddy show {session}`",
             )
         tree = self.repo.write_tree(self.repo.read_commit(tip).tree, files)
+        log_files, log_findings = redact_files(
+            session_log_files(self.repo, tree, log_updates or {}, mode)
+        )
+        tree = self.repo.write_tree(tree, log_files)
+        count = sum(len(found) for found in [*findings.values(), *log_findings.values()])
+        if count:
+            trailers = {**trailers, "Teddy-Redacted": str(count)}
         commit = self.repo.write_commit(tree, [tip], format_message(subject, trailers))
         self.repo.update_ref(ref, commit, local, subject)
         return commit

@@ -41,7 +41,7 @@ def parse_phases(lines: list[str], level: int) -> list[Phase]:
     marker = "#" * level + " "
     starts = [i for i, line in enumerate(lines) if line.startswith(marker)]
     ends = [*starts[1:], len(lines)]
-    return [parse_phase(lines[start:end], level) for start, end in zip(starts, ends, strict=True)]
+    return [parse_phase(lines[start:end], level) for start, end in zip(starts, ends, strict=False)]
 
 
 def parse_phase(lines: list[str], level: int) -> Phase:
