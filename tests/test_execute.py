@@ -110,6 +110,7 @@ def test_plan_then_execute_everything(repo: Path, teddy: Teddy, env: dict) -> No
         (4, "READ", "auto", "SUCCESS"),
     ]
     assert logs[2]["details"]["return_code"] == 0 and logs[2]["details"]["stdout"] == "ran\n"
+    assert [a["summary"] for a in logs[1:3]] == ["edited app.py (1 change(s))", "exit code 0"]
     assert set(logs[0]) == {
         "index",
         "action_type",
@@ -118,6 +119,7 @@ def test_plan_then_execute_everything(repo: Path, teddy: Teddy, env: dict) -> No
         "approval",
         "reason",
         "status",
+        "summary",
         "details",
     }
 
