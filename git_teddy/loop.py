@@ -221,8 +221,11 @@ def _plan(
     progress: _Progress,
     limits: LoopLimits,
     pipeline: str | None,
+    resume: bool = False,
 ) -> PlannedTurn:
-    planned = plan_turn(ws, session, message, agent, depth, echo=ui.note, pipeline=pipeline)
+    planned = plan_turn(
+        ws, session, message, agent, depth, echo=ui.note, pipeline=pipeline, resume=resume
+    )
     cost = planned.record.cost
     if cost is None and limits.max_cost is not None and not progress.unknown_cost_noted:
         ui.note("note: the model reports no cost; --max-cost counts such turns as $0")
@@ -241,9 +244,11 @@ def run_loop(
     depth: int = 0,
     agent: str | None = None,
     pipeline: str | None = None,
+    resume: bool = False,
 ) -> LoopOutcome:
     """Plan, execute, repeat until a stop condition. Every turn is planned through
-    `pipeline` when one is named. Ctrl-C pauses the session and raises KeyboardInterrupt
+    `pipeline` when one is named; with `resume` the first one is shown the session's log
+    up to its resume point. Ctrl-C pauses the session and raises KeyboardInterrupt
     again; a planning error ends the loop with reason "error"."""
     progress = _Progress()
     store = ws.store
@@ -272,10 +277,13 @@ def run_loop(
                 if message is None:
                     return outcome("quit")
                 try:
-                    _plan(ws, session, message, agent, depth, ui, progress, limits, pipeline)
+                    _plan(
+                        ws, session, message, agent, depth, ui, progress, limits, pipeline, resume
+                    )
                 except TeddyError as error:
                     return outcome("error", error)
                 message, agent, first_turn = None, None, False  # -a names the first agent only
+                resume = False
             result = execute(ws, session, ui.approver())
             progress.turns += 1
             ui.show_result(result)

@@ -2,7 +2,7 @@
 problems), and record the turn. `git teddy context` shows the same context without a model."""
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import click
 
@@ -35,8 +35,10 @@ from git_teddy.pipelines import (
 )
 from git_teddy.plan import Plan, Problem, check_plan, format_problems, sanitize
 from git_teddy.redact import summarize
-from git_teddy.session.store import SESSION_CONTEXT, redact_files
+from git_teddy.session.store import SESSION_CONTEXT, SESSION_LOG, redact_files
 from git_teddy.session.trailers import parse_trailers
+from git_teddy.sessionlog.parse import parse_log
+from git_teddy.sessionlog.window import resume_history
 from git_teddy.tokens import TokenCounter
 from git_teddy.turns import (
     TurnRecord,
@@ -50,6 +52,8 @@ from git_teddy.workspace import Workspace
 
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_MAX_RESOURCE_BYTES = 500_000
+DEFAULT_CONTEXT_WINDOW = 128_000  # tokens; teddy.contextWindow
+REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
 GLOBAL_CONTEXT = ".teddy/global.context"
 
 
@@ -374,10 +378,12 @@ def plan_turn(
     echo: Callable[[str], None] = click.echo,
     alternative_to: dict[str, bytes] | None = None,
     pipeline: str | None = None,
+    resume: bool = False,
 ) -> PlannedTurn:
     """Plan the next turn on the session's current branch. `alternative_to` holds the files
     of the turn a new conversation branch replaces: its base snapshot and turn.context are
-    reused, so the model sees the same context with the new message."""
+    reused, so the model sees the same context with the new message. `resume` adds the
+    session's log up to its resume point, within `teddy.contextWindow`."""
     store = ws.store
     branch = store.current_branch(session)
     ensure_no_pending(store, session, branch)
@@ -388,6 +394,8 @@ def plan_turn(
     else:
         base, context = snapshot_for_next_turn(store, session, branch), None
     inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
+    if resume:
+        inputs = with_resume_history(ws, session, branch, inputs, message)
     payload = inputs.payload(message)
     retries = ws.settings.get_int("teddy.maxRetries", DEFAULT_MAX_RETRIES)
     if pipeline is not None:
@@ -429,6 +437,25 @@ def plan_turn(
     extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     record = record_plan(store, session, branch, files, inputs.agent, base, extra)
     return PlannedTurn(record, plan, len(attempts))
+
+
+def with_resume_history(
+    ws: Workspace, session: str, branch: str, inputs: TurnInputs, message: str
+) -> TurnInputs:
+    """`inputs` plus the session's log (`session.md`) up to its resume point, cut to what
+    `teddy.contextWindow` leaves after everything else and a reserve for the reply."""
+    tip = ws.repo.read_commit(ws.store.branches(session)[branch])
+    text = (ws.repo.read_file(tip.tree, SESSION_LOG) or b"").decode("utf-8", "replace")
+    counter = TokenCounter(
+        ws.settings.get("teddy.tokenizer", "o200k_base") or "o200k_base", ws.repo.derived_dir()
+    )
+    window = ws.settings.get_int("teddy.contextWindow", DEFAULT_CONTEXT_WINDOW)
+    used = sum(r.tokens for r in inputs.resources) + counter.count(inputs.system_prompt)
+    budget = window - used - counter.count(message) - REPLY_RESERVE
+    history = resume_history(parse_log(text), budget, counter.count)
+    counter.save()
+    resource = Resource(f"session:{SESSION_LOG} (resume)", counter.count(history), history)
+    return replace(inputs, resources=[*inputs.resources, resource])
 
 
 def context_preview(ws: Workspace, session: str, depth: int = 0) -> TurnInputs:

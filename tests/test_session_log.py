@@ -104,8 +104,14 @@ def test_pause_records_status_and_resume_point_and_resume_reactivates(
     meta = yaml.safe_load(session_file(repo, env, "session.md", session).split("---")[1])
     assert (meta["status"], meta["resume_point"]) == ("paused", "01")
 
+    git(repo, env, "config", "teddy.contextWindow", "1")  # nothing fits: decisions only
     resumed = teddy.ok(repo, "resume", session, "--yolo", "-m", "go on", "--max-turns", "1")
     assert f"resuming {session} at turn 01" in resumed.stdout
+    context = session_file(repo, env, "02/_context.log", session)
+    history = context.split("session:session.md (resume)", 1)[1]
+    assert "its log up to turn 01, where it resumes" in history
+    assert "the 1 oldest phase(s) are shortened to their decisions" in history
+    assert "> [!decision]\n> Justification." in history and "**Tool calls:**" not in history
     meta = yaml.safe_load(session_file(repo, env, "session.md", session).split("---")[1])
     assert meta["status"] in ("active", "completed")
     assert "ended" not in meta or meta["status"] == "completed"

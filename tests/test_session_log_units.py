@@ -21,8 +21,9 @@ from git_teddy.sessionlog.model import (
     ToolCalls,
 )
 from git_teddy.sessionlog.parse import parse_log
-from git_teddy.sessionlog.render import inline_code, render_log
+from git_teddy.sessionlog.render import inline_code, render_log, render_phase
 from git_teddy.sessionlog.tasks import dashboard_tasks
+from git_teddy.sessionlog.window import decisions_only, resume_history
 
 # Text as the builder makes it: one-line fields have no line breaks and no edge spaces;
 # bodies may hold anything.
@@ -160,3 +161,44 @@ def test_a_log_without_phases_reads_and_a_broken_one_is_a_clear_error() -> None:
     broken = old + "\n## A phase without agent\n"
     with pytest.raises(TeddyError, match=r"session\.md is not a session log"):
         parse_log(broken)
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def test_resume_history_keeps_recent_phases_whole_and_every_decision() -> None:
+    phases = [
+        Phase(
+            title=f"Step {n}",
+            agent="dev",
+            channel="cli",
+            turn=f"0{n}",
+            time="t",
+            status="success",
+            blocks=[
+                Callout(kind="user", body=f'"do step {n}" - planned'),
+                Callout(kind="decision", body=f"decision {n}"),
+                ToolCalls(calls=[ToolCall(call=f"EDIT f{n}.py", summary="changed " * 20)]),
+            ],
+        )
+        for n in range(1, 6)
+    ]
+    meta = SessionMeta(session_id="s", started="t", resume_point="04")
+    log = SessionLog(meta=meta, phases=phases)
+
+    everything = resume_history(log, 10**6, _words)
+    assert all(f"EDIT f{n}.py" in everything for n in range(1, 5))
+    assert "Step 5" not in everything and "shortened" not in everything
+
+    shorts = sum(_words(render_phase(decisions_only(p))) for p in phases[:4])
+    last_extra = _words(render_phase(phases[3])) - _words(render_phase(decisions_only(phases[3])))
+    window = resume_history(log, shorts + last_extra, _words)
+    assert "EDIT f4.py" in window and "EDIT f3.py" not in window
+    assert all(f"decision {n}" in window for n in range(1, 5))
+    assert "the 3 oldest phase(s) are shortened" in window
+
+    nothing_fits = resume_history(log, 0, _words)
+    assert (
+        "EDIT" not in nothing_fits and "decision 1" in nothing_fits and "decision 4" in nothing_fits
+    )

@@ -60,12 +60,15 @@ def _run(
     context_depth: int,
     pipeline: str | None,
     agent: str | None = None,
+    resume: bool = False,
 ) -> None:
     from git_teddy.loop import LoopLimits, LoopUI, describe_outcome, run_loop
 
     ui = LoopUI(yolo)
     limits = LoopLimits(max_turns, max_cost)
-    outcome = run_loop(ws, session, message, ui, limits, context_depth, agent, pipeline)
+    outcome = run_loop(
+        ws, session, message, ui, limits, context_depth, agent, pipeline, resume=resume
+    )
     click.echo(describe_outcome(outcome))
     if outcome.error:
         raise outcome.error
@@ -150,14 +153,16 @@ def resume(
 ) -> None:
     """Resume a session where it stopped (default: the latest): a plan without a report is
     executed; after a completed turn you are asked for a new message; a paused session
-    becomes active again. Then the loop goes on as with `continue`."""
+    becomes active again. The next plan is shown the session log up to its resume point
+    (older phases cut to their decisions when it exceeds teddy.contextWindow). Then the
+    loop goes on as with `continue`."""
     _check_terminal(yolo, "resume")
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
     point = ws.store.session_log(session_id).get("resume_point")
     if point:
         click.echo(f"resuming {session_id} at turn {point}")
-    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, pipeline)
+    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, pipeline, resume=True)
 
 
 @click.command()
