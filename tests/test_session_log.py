@@ -2,9 +2,11 @@
 story session, the subagent modes, pause and resume, and what the log says about failures,
 rejections and replies."""
 
+import json
 import os
 from pathlib import Path
 
+import pexpect
 import yaml
 from conftest import Teddy, git
 from llm_servers import OpenAIServer
@@ -63,6 +65,18 @@ def test_story_session_log_matches_golden_and_reads_back(
     assert [c.status for c in second.tool_calls()] == ["rejected", "success", "success"]
     assert read_user(third.callouts("user")[1])[0] == CHAT_REPLY
     assert "[[20261126-story.05-architect]]" in log.phases[3].callouts("subagent")[0].body
+
+    # `show`: plain text when piped, coloured callouts in a terminal; the log in --json.
+    shown = teddy.ok(repo, "show", SESSION).stdout
+    assert "── 01 · Add a checker  @pathfinder@1.0 #cli" in shown
+    assert "   ▌ ERROR Resolved in turn 02: Fix the checker" in shown
+    assert "   ✘ EXECUTE python check.py → exit code 1" in shown
+    assert f'   ▌ USER\n   ▌ "{REJECTION_REASON}" - rejected' in shown and "\x1b[" not in shown
+    as_json = json.loads(teddy.ok(repo, "show", SESSION, "--json").stdout)
+    assert as_json["log"] == log.model_dump()
+    child = pexpect.spawn("git", ["teddy", "show", SESSION], cwd=str(repo), env=env, timeout=30)
+    child.expect(pexpect.EOF)
+    assert b"\x1b[33m" in child.before and b"DECISION" in child.before
 
 
 def test_subagent_modes_and_a_bad_mode(repo: Path, teddy: Teddy, env: dict, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from typing import Any
 
 import click
 
+from git_teddy.errors import TeddyError
 from git_teddy.session import views
 from git_teddy.workspace import open_workspace
 
@@ -33,7 +34,8 @@ def new(name: str, channel: str | None) -> None:
 @click.argument("target", required=False, metavar="[SESSION[/TURN]]")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def show(target: str | None, as_json: bool) -> None:
-    """Show a session's summary (default: the latest session) or one turn's files."""
+    """Show a session (default: the latest): its summary, its turns and its log
+    (session.md, callouts formatted in a terminal); or, with SESSION/TURN, one turn's files."""
     store = open_workspace().store
     if target and "/" in target:
         ref = store.resolve_turn(target)
@@ -44,12 +46,23 @@ def show(target: str | None, as_json: bool) -> None:
         else:
             click.echo(views.turn_text(ref.session, ref.turn, commits, files))
         return
+    from git_teddy.sessionlog.display import display_log
+
     session = store.resolve_session(target)
     summary, turns = store.summary(session), store.turns(session)
+    try:
+        log = store.read_log(session)
+    except TeddyError as error:  # a hand-edited log: the rest is still worth showing
+        click.echo(f"warning: {error.message}", err=True)
+        log = None
     if as_json:
-        echo_json({**summary.model_dump(), "turn_list": [t.model_dump() for t in turns]})
-    else:
-        click.echo(views.session_text(summary, turns, store.branch_ref(session, "main")))
+        turn_list = [t.model_dump() for t in turns]
+        log_data = log.model_dump() if log else None
+        echo_json({**summary.model_dump(), "turn_list": turn_list, "log": log_data})
+        return
+    click.echo(views.session_text(summary, turns, store.branch_ref(session, "main")))
+    if log:
+        click.echo("\n" + display_log(log), nl=False)
 
 
 @click.command()

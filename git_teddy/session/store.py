@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
@@ -38,6 +38,9 @@ from git_teddy.session.names import (
     validate_slug,
 )
 from git_teddy.session.trailers import format_message, parse_trailers
+
+if TYPE_CHECKING:
+    from git_teddy.sessionlog.model import SessionLog
 
 SESSION_LOG = "session.md"
 SESSION_CONTEXT = "session.context"
@@ -190,6 +193,13 @@ class SessionStore:
         tip = self.branches(session)[self.current_branch(session)]
         log, _ = frontmatter.parse(self.read_session_file(tip, SESSION_LOG) or "")
         return log
+
+    def read_log(self, session: str) -> "SessionLog":
+        """The parsed `session.md` of the branch the session continues on."""
+        from git_teddy.sessionlog.parse import parse_log
+
+        tip = self.branches(session)[self.current_branch(session)]
+        return parse_log(self.read_session_file(tip, SESSION_LOG) or "", f"{session}'s session.md")
 
     def set_status(self, session: str, status: str, resume_point: str | None = None) -> str:
         """Record the session's status (active, paused, completed) in its log, as a commit."""
