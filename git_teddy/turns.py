@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from git_teddy.errors import TeddyError
 from git_teddy.session.store import SessionStore
 from git_teddy.session.trailers import parse_trailers
+from git_teddy.yamlio import load_yaml
 
 
 class TurnRecord(BaseModel):
@@ -41,7 +42,7 @@ class TurnRecord(BaseModel):
 
     @classmethod
     def from_yaml(cls, data: bytes) -> "TurnRecord":
-        return cls.model_validate(yaml.safe_load(data))
+        return cls.model_validate(load_yaml(data))
 
     def trailers(self, phase: str) -> dict[str, str]:
         values = {

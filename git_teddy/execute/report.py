@@ -5,6 +5,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field
 
+from git_teddy.yamlio import load_yaml
+
 RunStatus = Literal["SUCCESS", "FAILURE", "ABORTED"]
 ActionStatus = Literal["SUCCESS", "FAILURE", "SKIPPED", "REJECTED"]
 Approval = Literal["approved", "auto", "rejected"]
@@ -61,4 +63,4 @@ def render_report(report: ExecutionReport) -> str:
 
 
 def parse_report(text: str) -> ExecutionReport:
-    return ExecutionReport.model_validate(yaml.safe_load(text))
+    return ExecutionReport.model_validate(load_yaml(text))

@@ -16,6 +16,7 @@ from git_teddy.session.names import is_turn_name, turn_depth
 from git_teddy.sessionlog.build import TurnFiles, build_log
 from git_teddy.sessionlog.model import SUBAGENT_MODES, SessionMeta, SubagentMode
 from git_teddy.sessionlog.render import render_log
+from git_teddy.yamlio import load_yaml
 
 SESSION_LOG = "session.md"
 SUBAGENTS_DIR = "subagents"
@@ -60,7 +61,7 @@ def read_turn(repo: GitRepo, tree: str, name: str) -> TurnFiles | None:
         data = repo.read_file(tree, f"{name}/{path}")
         return data.decode("utf-8", "replace") if data is not None else None
 
-    record = yaml.safe_load(text("turn.yaml") or "null")
+    record = load_yaml(text("turn.yaml") or "null")
     if not isinstance(record, dict):
         return None  # not a turn folder teddy wrote
     attempts = repo.list_dir(tree, f"{name}/attempts")
