@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 CACHE_FILE = "tokens.json"
 CACHE_VERSION = 1
@@ -108,6 +108,11 @@ def _offline_encoding() -> Any:
 class TokenCounter:
     """Counts tokens of texts; counts of texts with a key (a git blob id) are cached on disk
     in one compact JSON file under `cache_dir`, loaded once and written by `save()`."""
+
+    # Whether any counter of this process needed a tokenizer. While it is False, every count
+    # and label handed out came from cache files alone (git teddy context's answer cache
+    # stores only such answers: loading a tokenizer can give another one next time).
+    tokenizer_needed: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -240,6 +245,7 @@ class TokenCounter:
 
     def _load(self) -> _Tokenizer:
         if self._tokenizer is None:
+            TokenCounter.tokenizer_needed = True
             self._tokenizer = self._resolve()
         return self._tokenizer
 

@@ -1,15 +1,12 @@
-"""Entry point of `git-teddy`: a lazy click group and the mapping of errors to exit codes.
+"""Entry point of `git-teddy`: the commands, and the mapping of errors to exit codes.
 
-Subcommands are imported only when used, so `git teddy --version` starts fast.
+Subcommands are imported only when used (git_teddy.cli.group), so `git teddy --version`
+starts fast; click itself only when needed, so `git teddy context` answered from its cache
+(git_teddy.context_cache) imports neither click nor the session store.
 """
 
-import importlib
 import sys
-import traceback
 
-import click
-
-from git_teddy import __version__
 from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_ERROR, TeddyError
 
 # name -> "module:function"; the order is the order of `git teddy -h`.
@@ -40,33 +37,18 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+def __getattr__(name: str) -> object:
+    """`cli` and `LazyGroup` live in git_teddy.cli.group, which imports click."""
+    if name in ("cli", "LazyGroup"):
+        from git_teddy.cli import group
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module_name, attr = target.split(":")
-        command = getattr(importlib.import_module(module_name), attr)
-        assert isinstance(command, click.Command)
-        return command
-
-
-@click.group(
-    cls=LazyGroup,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="Settings come from `git config teddy.*`; TEDDY_* environment variables override them.",
-)
-@click.version_option(
-    __version__, "--version", prog_name="git-teddy", message="%(prog)s %(version)s"
-)
-def cli() -> None:
-    """Pair-program with AI models; every prompt, plan and result is git history."""
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def print_error(error: TeddyError) -> None:
+    import click
+
     click.echo(f"error: {error.message}", err=True)
     if error.hint:
         for line in error.hint.splitlines():
@@ -75,6 +57,10 @@ def print_error(error: TeddyError) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (also used by `python -m git_teddy`)."""
+    import click
+
+    from git_teddy.cli.group import cli
+
     try:
         # Without standalone mode click returns what `ctx.exit(code)` asked for, or None.
         result = cli.main(args=argv, prog_name="git teddy", standalone_mode=False)
@@ -96,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()  # the reader went away (e.g. `| head`); nothing to report
         return EXIT_USER_ERROR
     except Exception:
+        import traceback
+
         traceback.print_exc()
         click.echo(
             "error: this is a bug in git-teddy; please report it with the trace above", err=True
@@ -105,4 +93,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
+    if sys.argv[1:2] == ["context"]:
+        from git_teddy.context_cache import serve
+
+        code = serve(sys.argv[2:])
+        if code is not None:
+            sys.exit(code)
     sys.exit(main())

@@ -1,6 +1,5 @@
 """`git teddy plan` and `git teddy execute`: one turn, planned then executed."""
 
-import json
 import sys
 from pathlib import Path
 
@@ -85,29 +84,20 @@ def plan(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def context(session: str | None, context_depth: int, as_json: bool) -> None:
     """Show the resources the next turn's model would get, with token counts; no model call."""
+    from git_teddy.context_cache import Answer, Watch
     from git_teddy.planning import context_preview
 
+    # Answers are cached (git_teddy.context_cache, looked up before click even loads): watch
+    # what this one depends on from before anything is read, to store it if nothing moved.
+    watch = Watch.start(Path.cwd())
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
     inputs = context_preview(ws, session_id, context_depth)
-    rows = [{"resource": r.name, "tokens": r.tokens, "note": r.note} for r in inputs.resources]
-    total = sum(r.tokens for r in inputs.resources)
-    if as_json:
-        data = {
-            "session": session_id,
-            "agent": inputs.agent,
-            "encoding": inputs.encoding,
-            "resources": rows,
-            "total_tokens": total,
-        }
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-        return
-    for row in rows:
-        note = f"  ({row['note']})" if row["note"] else ""
-        click.echo(f"{row['tokens']:>8}  {row['resource']}{note}")
-    click.echo(
-        f"{total:>8}  total ({len(rows)} resources, {inputs.encoding}, agent {inputs.agent})"
-    )
+    resources = [(r.name, r.tokens, r.note) for r in inputs.resources]
+    answer = Answer(session_id, inputs.agent, inputs.encoding, resources)
+    if watch is not None:
+        watch.remember(ws.repo.read_commit(inputs.base).tree, session, context_depth, answer)
+    click.echo(answer.render("json" if as_json else "text"))
 
 
 @click.command()

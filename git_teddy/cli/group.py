@@ -1,0 +1,35 @@
+"""The click group of `git teddy`: subcommands (git_teddy.cli.main.COMMANDS) are imported
+only when used, so `git teddy --version` starts fast."""
+
+import importlib
+
+import click
+
+from git_teddy import __version__
+from git_teddy.cli.main import COMMANDS
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Settings come from `git config teddy.*`; TEDDY_* environment variables override them.",
+)
+@click.version_option(
+    __version__, "--version", prog_name="git-teddy", message="%(prog)s %(version)s"
+)
+def cli() -> None:
+    """Pair-program with AI models; every prompt, plan and result is git history."""

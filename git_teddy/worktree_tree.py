@@ -1,0 +1,42 @@
+"""The tree id of the user's working tree, with git alone: their index and files untouched.
+
+A temporary index is seeded from the real one (a copy that keeps its mtime, so git's racy
+checks stay exact), then `git add -A` on it re-hashes only what changed. The cost follows the
+number of changed files, like `git status`, not the size of the repository.
+
+This lives outside git_teddy.gitstore (whose package imports dulwich) because the cached
+answer of `git teddy context` is checked before anything heavy is imported; the snapshot of
+gitstore uses the same function, so both compute the same tree.
+"""
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+# Runs git with these arguments and extra environment variables; returns its stdout.
+GitRunner = Callable[[list[str], Mapping[str, str]], str]
+
+INDEX_PATH_ARGS = ["rev-parse", "--path-format=absolute", "--git-path", "index"]
+
+
+def _copy_keeping_mtime(source: Path, target: Path) -> None:
+    """Copy bytes and mtime (what git's racy-clean checks read), nothing else."""
+    stat = source.stat()
+    target.write_bytes(source.read_bytes())
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def worktree_tree(git: GitRunner, index: Path, scratch: Path) -> str:
+    """Write the working tree's state as a tree object and return its id. `index` is the
+    real index (`git rev-parse --git-path index`); `scratch` holds the temporary one."""
+    scratch.mkdir(exist_ok=True)
+    temp_index = scratch / f"index-{os.getpid()}"
+    try:
+        if index.exists():
+            _copy_keeping_mtime(index, temp_index)
+        env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
+        git(["add", "--all", "--", ":/"], env)
+        return git(["write-tree"], env).strip()
+    finally:
+        temp_index.unlink(missing_ok=True)
+        Path(f"{temp_index}.lock").unlink(missing_ok=True)
