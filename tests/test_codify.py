@@ -16,19 +16,6 @@ from hypothesis import strategies as st
 from llm_servers import OpenAIServer, model_reply
 from session_story import MESSAGES, REJECTION_REASON, SESSION, make_story
 
-from git_teddy.codify import (
-    REFINE_SYSTEM,
-    Port,
-    Step,
-    Workflow,
-    WorkflowMeta,
-    check_refined,
-    extract_workflow,
-    parse_workflow,
-    render_workflow,
-    unique_titles,
-    unwrap_fence,
-)
 from git_teddy.sessionlog.callouts import error_callout, user_callout
 from git_teddy.sessionlog.model import (
     Callout,
@@ -38,6 +25,10 @@ from git_teddy.sessionlog.model import (
     ToolCall,
     ToolCalls,
 )
+from git_teddy.workflow.extract import extract_workflow, unique_titles
+from git_teddy.workflow.markup import parse_workflow
+from git_teddy.workflow.model import Port, Step, Workflow, WorkflowMeta, render_workflow
+from git_teddy.workflow.refine import REFINE_SYSTEM, check_refined, unwrap_fence
 
 # ---- the story session, played once per module -----------------------------------------------
 

@@ -11,35 +11,30 @@ from session_story import CHAT_REPLY, MESSAGES, REJECTION_REASON, SESSION
 from test_codify import MEMO, Story, play_story
 from test_execute import execute, plan_text
 
-from git_teddy.learn import (
-    Case,
-    CaseMeta,
-    code_span,
-    dedupe,
-    expand_subagents,
-    export_jsonl,
-    export_markdown,
-    export_puzzles,
-    inline_subagent_logs,
-    intervention,
-    learn_cases,
-    turn_message,
-)
+from git_teddy.learn import Case, CaseMeta, dedupe, learn_cases
+from git_teddy.learn_export import export_jsonl, export_markdown, export_puzzles
 from git_teddy.session import frontmatter
 from git_teddy.sessionlog.callouts import error_callout, user_callout
 from git_teddy.sessionlog.model import Callout, Phase, SessionLog, SessionMeta, ToolCall, ToolCalls
+from git_teddy.sessionlog.parse import split_code_span
+from git_teddy.sessionlog.reading import (
+    expand_subagents,
+    inline_subagent_logs,
+    intervention,
+    turn_message,
+)
 from git_teddy.sessionlog.render import render_phase
 
 # ---- readers -----------------------------------------------------------------------------------
 
 
 def test_code_spans_as_commonmark_reads_them() -> None:
-    assert code_span("`EDIT a.py` failed") == ("EDIT a.py", " failed")
-    assert code_span("`` a `b` `` rest") == ("a `b`", " rest")
-    assert code_span("``x`` `y`") == ("x", " `y`")
+    assert split_code_span("`EDIT a.py` failed") == ("EDIT a.py", " failed")
+    assert split_code_span("`` a `b` `` rest") == ("a `b`", " rest")
+    assert split_code_span("``x`` `y`") == ("x", " `y`")
     for text in ("no span", "`open", ""):
         with pytest.raises(ValueError):
-            code_span(text)
+            split_code_span(text)
 
 
 def test_what_a_user_callout_was() -> None:

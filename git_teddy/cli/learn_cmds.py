@@ -1,39 +1,32 @@
 """`git teddy codify|learn`: workflows and training cases from session logs. The pure work
-is in git_teddy.codify and git_teddy.learn; here: reading logs, the model, the editor, files."""
+is in git_teddy.workflow, git_teddy.learn and git_teddy.learn_export; here: reading logs, the
+model, the editor, files."""
 
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from git_teddy.codify import (
-    REFINE_SYSTEM,
-    check_refined,
-    extract_workflow,
-    parse_workflow,
-    refine_payload,
-    refine_retry_message,
-    render_workflow,
-    unwrap_fence,
-)
 from git_teddy.errors import TeddyError
-from git_teddy.learn import (
-    CASE_TYPES,
-    EXPORTS,
-    Case,
-    dedupe,
-    export_jsonl,
-    export_markdown,
-    export_puzzles,
-    inline_subagent_logs,
-    learn_cases,
-)
+from git_teddy.learn import CASE_TYPES, Case, dedupe, learn_cases
+from git_teddy.learn_export import EXPORTS, export_jsonl, export_markdown, export_puzzles
 from git_teddy.llm import ChatMessage, provider_from_settings
 from git_teddy.plan.validate import Problem, format_problems
 from git_teddy.session.names import MAIN_BRANCH
 from git_teddy.sessionlog.model import SessionLog
 from git_teddy.sessionlog.parse import parse_log
+from git_teddy.sessionlog.reading import inline_subagent_logs
 from git_teddy.sessionlog.sync import SESSION_LOG, SUBAGENTS_DIR
+from git_teddy.workflow.extract import extract_workflow
+from git_teddy.workflow.markup import parse_workflow
+from git_teddy.workflow.model import render_workflow
+from git_teddy.workflow.refine import (
+    REFINE_SYSTEM,
+    check_refined,
+    refine_payload,
+    refine_retry_message,
+    unwrap_fence,
+)
 from git_teddy.workspace import Workspace, open_workspace
 
 

@@ -102,7 +102,7 @@ def _parse_callout(lines: list[str]) -> Block:
 
 def _parse_call(item: str) -> ToolCall:
     status, item = _call_status(item)
-    call, rest = _split_code_span(item)
+    call, rest = split_code_span(item)
     return ToolCall(call=call, summary=rest.removeprefix(" → "), status=status)
 
 
@@ -113,7 +113,7 @@ def _call_status(item: str) -> tuple[CallStatus, str]:
     return "success", item
 
 
-def _split_code_span(text: str) -> tuple[str, str]:
+def split_code_span(text: str) -> tuple[str, str]:
     ticks = len(text) - len(text.lstrip("`"))
     if ticks == 0:
         raise ValueError(f"tool call without a code span: {text!r}")
