@@ -1,31 +1,122 @@
-"""`git teddy list|stats|index`: questions over many sessions (work in progress)."""
+"""`git teddy list|stats|index`: questions over many sessions, answered from the session
+index (git_teddy/index.py). Only the index's own imports are made here, so that a query with
+an up-to-date index stays fast over thousands of sessions."""
+
+import json
+from typing import IO, Any
 
 import click
 
-from git_teddy.cli.session_cmds import echo_json
-from git_teddy.errors import TeddyError
-from git_teddy.session import views
-from git_teddy.workspace import open_workspace
+from git_teddy import index as session_index
+
+
+class BadOptionValue(click.UsageError):
+    """A usage error (exit 2), worded like every other error: `error:` and `hint:` lines."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+        click.echo(f"hint: {self.hint}", err=True)
+
+
+def check_choice(option: str, value: str | None, choices: tuple[str, ...]) -> None:
+    if value is not None and value not in choices:
+        raise BadOptionValue(
+            f"{option} {value!r} is not one of {', '.join(choices)}",
+            f"for example: {option} {choices[0]}",
+        )
+
+
+def check_name(option: str, value: str | None) -> None:
+    if value is not None and not value.strip():
+        raise BadOptionValue(f"{option} needs a value", f"for example: {option} dev")
+
+
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 @click.command("list")
+@click.option(
+    "--status", metavar="STATUS", help="Only sessions with this status: active, paused, completed."
+)
+@click.option(
+    "--agent",
+    metavar="NAME[@VERSION]",
+    help="Only sessions this agent took part in (a name alone matches every version).",
+)
+@click.option("--channel", metavar="CHANNEL", help="Only sessions of this channel.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of sessions.")
-def list_sessions(as_json: bool) -> None:
-    """List sessions: id, status, start time, number of turns."""
-    sessions = list(open_workspace().store.iter_sessions())
+def list_sessions(
+    status: str | None, agent: str | None, channel: str | None, as_json: bool
+) -> None:
+    """List sessions: id, status, start time, turns and participants.
+
+    Answered from the session index, brought up to date first (see `git teddy index`). The
+    PARTICIPANTS column appears when a listed session has any; --json gives every figure."""
+    check_choice("--status", status, session_index.STATUSES)
+    check_name("--agent", agent)
+    check_name("--channel", channel)
+    index = session_index.refresh().index
+    rows = session_index.select(index, status=status, agent=agent, channel=channel)
     if as_json:
-        echo_json([s.model_dump() for s in sessions])
+        echo_json([session_index.session_json(row) for row in rows])
+    elif not index.sessions:
+        click.echo("no sessions yet (start one with `git teddy new <name>`)")
+    elif not rows:
+        click.echo(f"no session matches (there are {len(index.sessions)}; see `git teddy list`)")
     else:
-        click.echo(views.session_table(sessions))
+        click.echo(session_index.list_table(rows))
 
 
 @click.command()
-def stats() -> None:
-    """Aggregate figures over sessions (not built yet)."""
-    raise TeddyError("stats is not built yet", "see issue 7")
+@click.option(
+    "--group-by",
+    "group_by",
+    metavar="agent|channel|status",
+    help="Also give the figures per agent, channel or status.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def stats(group_by: str | None, as_json: bool) -> None:
+    """Tokens, cost, turns, failure rate and average duration over all sessions.
+
+    Answered from the session index. The failure rate is failed turns among executed ones
+    (a turn planned but not run is not executed); a session's duration runs from its start
+    to its end, or to its last turn while it has not ended.
+
+    With --group-by agent, each turn counts for the agent that ran it (its tokens, cost and
+    failure) and a subagent's tokens for the subagent; a session counts once under each of
+    its agents, so the groups' sessions can add up to more than the total. Sessions without
+    turns are grouped under (none)."""
+    check_choice("--group-by", group_by, session_index.GROUPINGS)
+    index = session_index.refresh(need_agents=group_by == "agent").index
+    rows = session_index.select(index)
+    overall = session_index.totals(rows)
+    groups = session_index.grouped(index, rows, group_by) if group_by else None
+    if as_json:
+        data: dict[str, Any] = {"overall": overall.as_json()}
+        if groups is not None and group_by:
+            data["group_by"] = group_by
+            data["groups"] = [{group_by: k, **t.as_json()} for k, t in groups.items()]
+        echo_json(data)
+    else:
+        click.echo(session_index.stats_text(overall, groups, group_by))
 
 
 @click.command()
-def index() -> None:
-    """The session index (not built yet)."""
-    raise TeddyError("index is not built yet", "see issue 7")
+@click.option("--rebuild", is_flag=True, help="Forget the index and read every session again.")
+def index(rebuild: bool) -> None:
+    """Bring the session index up to date and say what it holds.
+
+    `list` and `stats` update it themselves: only sessions whose branches moved are read
+    again. It is the TOON file teddy/index.toon in the git common directory: local, never
+    pushed, rebuilt from the session refs when missing or damaged."""
+    done = session_index.refresh(rebuild=rebuild)
+    count = len(done.index.sessions)
+    if rebuild:
+        click.echo(f"indexed {count} session(s) into {done.path}")
+    else:
+        click.echo(f"index up to date: {count} session(s), {done.reread} read again ({done.path})")
