@@ -269,6 +269,23 @@ run git status --short
 say "Blame: which session and turn last changed each line"
 run git teddy blame app.py
 
+say "The session log: every session commit regenerates session.md from the turns"
+git show "teddy/$session/main:session.md" > "$demo/session.md"
+run sed -n '1,/^## Write the changelog/p' "$demo/session.md"
+say "git teddy show renders it (callouts in colour in a terminal)"
+git teddy show "$session" > "$demo/show.out"
+run sed -n '/^Session log of/,/^── 02/p' "$demo/show.out"
+
+say "Pause the session (resume_point = its last turn), then ask the index about all sessions"
+run git teddy pause -s "$session"
+run git teddy list --status paused
+run git teddy stats --group-by agent
+
+say "Codify: the session as a reusable workflow; learn: its failures and corrections as cases"
+run git teddy codify "$session" -o "$demo/greeting.workflow.md"
+run sed -n '1,30p' "$demo/greeting.workflow.md"
+run git teddy learn "$session" --export markdown
+
 say "Share: push the session to a bare remote (nothing else goes), fetch it in a second clone"
 run git init -q --bare -b main "$demo/remote.git"
 run git remote add origin "$demo/remote.git"
