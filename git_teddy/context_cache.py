@@ -30,7 +30,7 @@ from pathlib import Path
 from git_teddy import __version__
 from git_teddy.config import Settings
 from git_teddy.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, TeddyError
-from git_teddy.worktree_tree import INDEX_PATH_ARGS, worktree_tree
+from git_teddy.gitstore.worktree_tree import INDEX_PATH_ARGS, worktree_tree
 
 FORMAT = 1  # bump when an entry's layout or meaning changes
 CACHE_DIR = "context-cache"  # in the derived-state folder

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from git_teddy.gitstore.repo import GitRepo
-from git_teddy.worktree_tree import INDEX_PATH_ARGS, worktree_tree
+from git_teddy.gitstore.worktree_tree import INDEX_PATH_ARGS, worktree_tree
 
 
 def _write_worktree_tree(repo: GitRepo) -> str:

@@ -4,9 +4,9 @@ A temporary index is seeded from the real one (a copy that keeps its mtime, so g
 checks stay exact), then `git add -A` on it re-hashes only what changed. The cost follows the
 number of changed files, like `git status`, not the size of the repository.
 
-This lives outside git_teddy.gitstore (whose package imports dulwich) because the cached
-answer of `git teddy context` is checked before anything heavy is imported; the snapshot of
-gitstore uses the same function, so both compute the same tree.
+The cached answer of `git teddy context` is checked with this before anything heavy is
+imported (gitstore's package loads dulwich only on first use); gitstore's snapshot uses the
+same function, so both compute the same tree.
 """
 
 import os
