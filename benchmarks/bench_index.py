@@ -28,7 +28,11 @@ from typing import Any
 
 from bench_snapshot import git, sealed_env
 
-from git_teddy import index as session_index
+from git_teddy.index.build import BranchLog, SessionFacts, build_rows
+from git_teddy.index.query import grouped, select, totals
+from git_teddy.index.rows import SessionIndex
+from git_teddy.index.stale import group_session_refs
+from git_teddy.index.views import list_table
 from git_teddy.sessionlog.model import (
     Callout,
     Phase,
@@ -151,14 +155,14 @@ def generate(repo: Path, env: dict[str, str], sessions: int, seed: int) -> float
 # ---- the scan: the same questions without the index ---------------------------------------------
 
 
-def scan(repo: Path, env: dict[str, str]) -> tuple[float, session_index.SessionIndex]:
+def scan(repo: Path, env: dict[str, str]) -> tuple[float, SessionIndex]:
     """Every session's `session.md` read (one `git cat-file --batch` pass) and parsed, then
     the same rows built: what list and stats would cost without an index."""
     from git_teddy.sessionlog.parse import parse_log
 
     started = time.perf_counter()
     refs = git(repo, env, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/teddy")
-    tips = session_index.group_session_refs(
+    tips = group_session_refs(
         {name: sha for sha, name in (line.split(" ") for line in refs.splitlines())}, "teddy/"
     )
     ids = sorted(tips)
@@ -166,20 +170,20 @@ def scan(repo: Path, env: dict[str, str]) -> tuple[float, session_index.SessionI
     proc = subprocess.run(
         ["git", "cat-file", "--batch"], cwd=repo, env=env, input=request, capture_output=True
     )
-    index = session_index.SessionIndex("teddy/")
+    index = SessionIndex("teddy/")
     for session, text in zip(ids, batch_contents(proc.stdout), strict=True):
         log = parse_log(text)
         meta = log.meta.model_dump(mode="json")
-        facts = session_index.SessionFacts(
+        facts = SessionFacts(
             id=session,
             tips=tips[session],
             current="main",
-            logs={"main": session_index.BranchLog(meta, log.phases)},
+            logs={"main": BranchLog(meta, log.phases)},
             base_snapshot=None,
             root_time=log.meta.started,
             last_active=log.meta.started,
         )
-        row, shares = session_index.build_rows(facts, 1)
+        row, shares = build_rows(facts, 1)
         index.sessions[session], index.agents[session] = row, shares
     return time.perf_counter() - started, index
 
@@ -193,16 +197,16 @@ def batch_contents(output: bytes) -> Iterator[str]:
         pos = header_end + 1 + size + 1
 
 
-def scan_answers(index: session_index.SessionIndex) -> tuple[str, dict[str, Any]]:
-    rows = session_index.select(index)
-    overall = session_index.totals(rows)
-    groups = session_index.grouped(index, rows, "agent")
+def scan_answers(index: SessionIndex) -> tuple[str, dict[str, Any]]:
+    rows = select(index)
+    overall = totals(rows)
+    groups = grouped(index, rows, "agent")
     stats = {
         "overall": overall.as_json(),
         "group_by": "agent",
         "groups": [{"agent": k, **t.as_json()} for k, t in groups.items()],
     }
-    return session_index.list_table(rows), stats
+    return list_table(rows), stats
 
 
 # ---- timing ------------------------------------------------------------------------------------

@@ -20,7 +20,11 @@ from hypothesis import strategies as st
 from llm_servers import OpenAIServer, model_reply
 from test_execute import create, execute, plan_text
 
-from git_teddy import index as session_index
+from git_teddy.index.build import BranchLog, SessionFacts, build_rows
+from git_teddy.index.query import agent_matches
+from git_teddy.index.read import parse_log_leniently
+from git_teddy.index.rows import AgentRow, SessionIndex, SessionRow
+from git_teddy.index.toonfile import decode_index, encode_index
 from git_teddy.sessionlog.model import Phase, SessionLog, SessionMeta, SubagentEntry
 from git_teddy.sessionlog.render import render_log
 
@@ -400,7 +404,7 @@ def test_bad_option_values(repo: Path, teddy: Teddy) -> None:
 
 
 def test_agent_names_match_with_or_without_a_version() -> None:
-    matches = session_index.agent_matches
+    matches = agent_matches
     assert matches("dev", "dev@1.0") and matches("dev", "dev") and matches("dev@1.0", "dev@1.0")
     assert not matches("dev@1.0", "dev@1.1") and not matches("dev", "developer@1.0")
     assert not matches("dev@1.0", "dev")
@@ -424,17 +428,17 @@ def test_subagent_tokens_count_for_the_subagent() -> None:
         cost=0.25,
     )
     text = render_log(SessionLog(meta=meta, phases=[phase]))
-    meta_data, phases = session_index.parse_log_leniently(text)
-    facts = session_index.SessionFacts(
+    meta_data, phases = parse_log_leniently(text)
+    facts = SessionFacts(
         id="20261126-parent",
         tips={"main": "0" * 40},
         current="main",
-        logs={"main": session_index.BranchLog(meta_data, phases)},
+        logs={"main": BranchLog(meta_data, phases)},
         base_snapshot=None,
         root_time="2026-11-26T12:00:00+00:00",
         last_active="2026-11-26T12:30:00+00:00",
     )
-    row, shares = session_index.build_rows(facts, 4)
+    row, shares = build_rows(facts, 4)
     assert (row.tokens, row.turns, row.failures, row.duration, row.gen) == (1500, 1, 1, 1800, 4)
     assert {s.agent: (s.turns, s.failures, s.tokens) for s in shares} == {
         "pathfinder@1.0": (1, 1, 1000),
@@ -444,18 +448,16 @@ def test_subagent_tokens_count_for_the_subagent() -> None:
 
 
 def test_a_log_without_phases_counts_its_turn_folders() -> None:
-    meta, phases = session_index.parse_log_leniently(
+    meta, phases = parse_log_leniently(
         "---\ntype: session\nsession_id: 20261126-old\nstarted: '2026-11-26T12:00:00+00:00'\n"
         "status: active\nchannel: cli\n---\n\n# Session 20261126-old\n"
     )
     assert phases == [] and meta["channel"] == "cli"
-    logs = {"main": session_index.BranchLog(meta, [], frozenset({"01", "02"}))}
-    facts = session_index.SessionFacts(
-        "20261126-old", {"main": "1" * 40}, "main", logs, None, "x", "y"
-    )
-    row, shares = session_index.build_rows(facts, 1)
+    logs = {"main": BranchLog(meta, [], frozenset({"01", "02"}))}
+    facts = SessionFacts("20261126-old", {"main": "1" * 40}, "main", logs, None, "x", "y")
+    row, shares = build_rows(facts, 1)
     assert (row.turns, row.tokens, row.status, shares) == (2, 0, "active", [])
-    garbage, nothing = session_index.parse_log_leniently("---\n: [\n---\n")
+    garbage, nothing = parse_log_leniently("---\n: [\n---\n")
     assert (garbage, nothing) == ({}, [])
 
 
@@ -479,9 +481,9 @@ awkward_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
     )
 )
 def test_the_reader_agrees_with_toon_format(values: list[tuple[Any, ...]]) -> None:
-    index = session_index.SessionIndex("teddy/", 9)
+    index = SessionIndex("teddy/", 9)
     for number, (text, channel, model, tokens, cost) in enumerate(values):
-        index.sessions[text] = session_index.SessionRow(
+        index.sessions[text] = SessionRow(
             id=text,
             status="active",
             started=channel,
@@ -502,9 +504,9 @@ def test_the_reader_agrees_with_toon_format(values: list[tuple[Any, ...]]) -> No
             tips=f"main={number}",
             gen=9,
         )
-        index.agents[text] = [session_index.AgentRow(text, channel, 1, 1, 0, tokens, cost)]
-    encoded = session_index.encode_index(index)
-    decoded = session_index.decode_index(encoded)
+        index.agents[text] = [AgentRow(text, channel, 1, 1, 0, tokens, cost)]
+    encoded = encode_index(index)
+    decoded = decode_index(encoded)
     assert decoded.sessions == index.sessions
     assert decoded.agents == {k: v for k, v in index.agents.items() if v}
     assert (decoded.prefix, decoded.generation) == ("teddy/", 9)

@@ -1,13 +1,16 @@
 """`git teddy list|stats|index`: questions over many sessions, answered from the session
-index (git_teddy/index.py). Only the index's own imports are made here, so that a query with
-an up-to-date index stays fast over thousands of sessions."""
+index (the git_teddy.index package). Only the index's own imports are made here, so that a
+query with an up-to-date index stays fast over thousands of sessions."""
 
 import json
 from typing import IO, Any
 
 import click
 
-from git_teddy import index as session_index
+from git_teddy.index.query import GROUPINGS, grouped, select, totals
+from git_teddy.index.refresh import refresh
+from git_teddy.index.rows import STATUSES
+from git_teddy.index.views import list_table, session_json, stats_text
 
 
 class BadOptionValue(click.UsageError):
@@ -57,19 +60,19 @@ def list_sessions(
 
     Answered from the session index, brought up to date first (see `git teddy index`). The
     PARTICIPANTS column appears when a listed session has any; --json gives every figure."""
-    check_choice("--status", status, session_index.STATUSES)
+    check_choice("--status", status, STATUSES)
     check_name("--agent", agent)
     check_name("--channel", channel)
-    index = session_index.refresh().index
-    rows = session_index.select(index, status=status, agent=agent, channel=channel)
+    index = refresh().index
+    rows = select(index, status=status, agent=agent, channel=channel)
     if as_json:
-        echo_json([session_index.session_json(row) for row in rows])
+        echo_json([session_json(row) for row in rows])
     elif not index.sessions:
         click.echo("no sessions yet (start one with `git teddy new <name>`)")
     elif not rows:
         click.echo(f"no session matches (there are {len(index.sessions)}; see `git teddy list`)")
     else:
-        click.echo(session_index.list_table(rows))
+        click.echo(list_table(rows))
 
 
 @click.command()
@@ -91,11 +94,11 @@ def stats(group_by: str | None, as_json: bool) -> None:
     failure) and a subagent's tokens for the subagent; a session counts once under each of
     its agents, so the groups' sessions can add up to more than the total. Sessions without
     turns are grouped under (none)."""
-    check_choice("--group-by", group_by, session_index.GROUPINGS)
-    index = session_index.refresh(need_agents=group_by == "agent").index
-    rows = session_index.select(index)
-    overall = session_index.totals(rows)
-    groups = session_index.grouped(index, rows, group_by) if group_by else None
+    check_choice("--group-by", group_by, GROUPINGS)
+    index = refresh(need_agents=group_by == "agent").index
+    rows = select(index)
+    overall = totals(rows)
+    groups = grouped(index, rows, group_by) if group_by else None
     if as_json:
         data: dict[str, Any] = {"overall": overall.as_json()}
         if groups is not None and group_by:
@@ -103,7 +106,7 @@ def stats(group_by: str | None, as_json: bool) -> None:
             data["groups"] = [{group_by: k, **t.as_json()} for k, t in groups.items()]
         echo_json(data)
     else:
-        click.echo(session_index.stats_text(overall, groups, group_by))
+        click.echo(stats_text(overall, groups, group_by))
 
 
 @click.command()
@@ -114,7 +117,7 @@ def index(rebuild: bool) -> None:
     `list` and `stats` update it themselves: only sessions whose branches moved are read
     again. It is the TOON file teddy/index.toon in the git common directory: local, never
     pushed, rebuilt from the session refs when missing or damaged."""
-    done = session_index.refresh(rebuild=rebuild)
+    done = refresh(rebuild=rebuild)
     count = len(done.index.sessions)
     if rebuild:
         click.echo(f"indexed {count} session(s) into {done.path}")

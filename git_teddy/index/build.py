@@ -1,0 +1,173 @@
+"""Rows from session logs (pure): a session as read from git (SessionFacts) gives its row and
+its agents' shares, and an index with some sessions read again gives the next generation."""
+
+import contextlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from git_teddy.index.rows import NO_AGENT, AgentRow, SessionIndex, SessionRow, tips_cell
+from git_teddy.session.names import MAIN_BRANCH
+
+if TYPE_CHECKING:
+    from git_teddy.sessionlog.model import Phase
+
+
+@dataclass(frozen=True)
+class BranchLog:
+    """What one branch says of its session: the frontmatter and phases of its `session.md`
+    (read tolerantly), and its turn folders (which count when the log has no phases)."""
+
+    meta: Mapping[str, Any]
+    phases: Sequence["Phase"] = ()
+    turn_folders: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """A session as read from git, once, for its row."""
+
+    id: str
+    tips: Mapping[str, str]  # branch -> the commit it was read at
+    current: str  # the branch it continues on
+    logs: Mapping[str, BranchLog]  # by branch
+    base_snapshot: str | None
+    root_time: str  # the start, for a log that does not say
+    last_active: str
+
+
+@dataclass
+class _Share:
+    turns: int = 0
+    executed: int = 0
+    failures: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+
+
+def build_rows(facts: SessionFacts, generation: int) -> tuple[SessionRow, list[AgentRow]]:
+    """A session's row and its agents' shares. A session with conversation branches has a
+    log per branch: metadata come from the branch it continues on, turns from all of them
+    (each turn once: a turn's name is unique in its session)."""
+    ordered = sorted(facts.logs, key=lambda b: (b != facts.current, b != MAIN_BRANCH, b))
+    logs = [facts.logs[branch] for branch in ordered]
+    meta = logs[0].meta
+    phases = list({p.turn: p for log in reversed(logs) for p in log.phases}.values())
+    subagents = list({s["session"]: s for log in reversed(logs) for s in _subagents(log)}.values())
+    shares = agent_shares(facts.id, phases, subagents)
+    started = _optional_str(meta.get("started")) or facts.root_time
+    ended = _optional_str(meta.get("ended"))
+    participants = _unique(
+        [p for log in logs for p in _strings(log.meta.get("participants"))]
+        + [share.agent for share in shares]
+    )
+    turns = len(phases) if phases else len(frozenset().union(*(g.turn_folders for g in logs)))
+    row = SessionRow(
+        id=facts.id,
+        status=_optional_str(meta.get("status")) or "unknown",
+        started=started,
+        ended=ended,
+        channel=_optional_str(meta.get("channel")) or "",
+        participants=" ".join(participants),
+        model=_optional_str(meta.get("model")),
+        tokens=sum(s.tokens for s in shares) if shares else _int(meta.get("tokens_used")),
+        cost=round(sum(s.cost for s in shares), 6),
+        turns=turns,
+        executed=sum(s.executed for s in shares),
+        failures=sum(s.failures for s in shares),
+        duration=duration_seconds(started, ended or _latest(p.time for p in phases)),
+        branch=facts.current,
+        base_snapshot=facts.base_snapshot,
+        last_active=facts.last_active,
+        parent_session=_optional_str(meta.get("parent_session")),
+        tips=tips_cell(facts.tips),
+        gen=generation,
+    )
+    return row, shares
+
+
+def agent_shares(
+    session: str, phases: Sequence["Phase"], subagents: Sequence[Mapping[str, Any]]
+) -> list[AgentRow]:
+    """Each turn counts for the agent that ran it; a subagent's tokens (its turns are part
+    of the turn that invoked it) count for the subagent."""
+    shares: dict[str, _Share] = {}
+    for phase in phases:
+        share = shares.setdefault(phase.agent, _Share())
+        status = phase.status.lower()
+        share.turns += 1
+        share.executed += status != "planned"
+        share.failures += status == "failure"
+        share.tokens += phase.tokens or 0
+        share.cost += phase.cost or 0.0
+    for sub in subagents:
+        shares.setdefault(str(sub.get("agent") or NO_AGENT), _Share()).tokens += _int(
+            sub.get("tokens")
+        )
+    return [
+        AgentRow(session, agent, s.turns, s.executed, s.failures, s.tokens, round(s.cost, 6))
+        for agent, s in shares.items()
+    ]
+
+
+def _subagents(log: BranchLog) -> list[Mapping[str, Any]]:
+    entries = log.meta.get("subagents")
+    if not isinstance(entries, list):
+        return []
+    return [e for e in entries if isinstance(e, Mapping) and e.get("session")]
+
+
+def duration_seconds(start: str | None, end: str | None) -> int | None:
+    try:
+        seconds = (
+            datetime.fromisoformat(str(end)) - datetime.fromisoformat(str(start))
+        ).total_seconds()
+    except (TypeError, ValueError):
+        return None  # no end yet, or times git-teddy did not write
+    return max(0, round(seconds))
+
+
+def _latest(times: Iterable[str]) -> str | None:
+    parsed = []
+    for text in times:
+        with contextlib.suppress(ValueError):
+            parsed.append((datetime.fromisoformat(text), text))
+    try:
+        return max(parsed)[1] if parsed else None
+    except TypeError:  # times with and without a zone: no order, no duration
+        return None
+
+
+def _optional_str(value: object) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def _int(value: object) -> int:
+    try:
+        return int(str(value))
+    except ValueError:
+        return 0
+
+
+def _strings(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(v for v in values if v))
+
+
+def updated(
+    index: SessionIndex, facts: Mapping[str, SessionFacts], vanished: Iterable[str]
+) -> SessionIndex:
+    """The next generation of the index: sessions read again (`facts`) get new rows,
+    vanished sessions lose theirs, every other row is kept as it was."""
+    new = SessionIndex(index.prefix, index.generation + 1, dict(index.sessions))
+    agents = new._agents = dict(index.agents)
+    for session in vanished:
+        new.sessions.pop(session, None)
+        agents.pop(session, None)
+    for session, session_facts in facts.items():
+        new.sessions[session], agents[session] = build_rows(session_facts, new.generation)
+    return new

@@ -1,0 +1,99 @@
+"""Reading sessions from git (I/O), only for the sessions that changed. dulwich, yaml and the
+session log's pydantic models are imported here, and only when a session has to be read."""
+
+import contextlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from git_teddy.errors import TeddyError
+from git_teddy.gitstore import refs_fast
+from git_teddy.index.build import BranchLog, SessionFacts
+from git_teddy.index.stale import current_branch
+from git_teddy.session.names import is_turn_name
+
+if TYPE_CHECKING:
+    from git_teddy.gitstore.repo import GitRepo
+    from git_teddy.sessionlog.model import Phase
+
+SESSION_LOG = "session.md"
+
+
+def read_facts(
+    location: refs_fast.Location,
+    sessions: Mapping[str, Mapping[str, str]],
+    currents: Mapping[str, str],
+) -> dict[str, SessionFacts]:
+    if not sessions:
+        return {}
+    from git_teddy.gitstore.repo import GitRepo
+
+    repo = GitRepo.discover(location.cwd)
+    return {s: read_session(repo, s, tips, currents[s]) for s, tips in sessions.items()}
+
+
+def read_session(
+    repo: "GitRepo", session: str, tips: Mapping[str, str], current: str
+) -> SessionFacts:
+    from git_teddy.session.models import iso_time
+    from git_teddy.session.trailers import parse_trailers
+
+    commits = {branch: repo.read_commit(tip) for branch, tip in tips.items()}
+    logs = {branch: read_branch_log(repo, commit.tree) for branch, commit in commits.items()}
+    *_, root = repo.first_parent_history(tips[current])
+    last = max(commits.values(), key=lambda c: c.timestamp)
+    return SessionFacts(
+        id=session,
+        tips=dict(tips),
+        current=current,
+        logs=logs,
+        base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
+        root_time=iso_time(root.timestamp, root.tz_offset),
+        last_active=iso_time(last.timestamp, last.tz_offset),
+    )
+
+
+def read_branch_log(repo: "GitRepo", tree: str) -> BranchLog:
+    data = repo.read_file(tree, SESSION_LOG)
+    meta, phases = parse_log_leniently(data.decode("utf-8", "replace") if data else "")
+    if phases:
+        return BranchLog(meta, phases)
+    folders = frozenset(
+        n for n, is_dir in repo.list_dir(tree).items() if is_dir and is_turn_name(n)
+    )
+    return BranchLog(meta, phases, folders)
+
+
+def parse_log_leniently(text: str) -> tuple[dict[str, Any], list["Phase"]]:
+    """Frontmatter and phases of a `session.md`. A log that is not one (edited by hand, or
+    written before logs had phases) still gives what its frontmatter says."""
+    import yaml
+
+    from git_teddy.session import frontmatter
+    from git_teddy.sessionlog.parse import parse_log
+
+    try:
+        log = parse_log(text)
+        return log.meta.model_dump(mode="json"), list(log.phases)
+    except (TeddyError, yaml.YAMLError):
+        pass
+    try:
+        return frontmatter.parse(text)[0], []
+    except yaml.YAMLError:
+        return {}, []
+
+
+def read_current_branches(
+    derived: Path, sessions: Mapping[str, Mapping[str, str]]
+) -> dict[str, str]:
+    """Each session's current branch. SessionStore keeps the choice in
+    `<derived>/sessions/<id>/branch`; only sessions with several branches have a choice, so
+    only their files are read."""
+    currents = {}
+    for session, branches in sessions.items():
+        marker = None
+        if len(branches) > 1:
+            with contextlib.suppress(OSError):
+                marker = (derived / "sessions" / session / "branch").read_text().strip()
+        currents[session] = current_branch(branches, marker)
+    return currents

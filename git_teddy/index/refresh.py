@@ -1,0 +1,54 @@
+"""The query's entry point: the index brought up to date with the session refs, re-reading
+only the sessions that changed, and saved when anything did."""
+
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from git_teddy.config import Settings
+from git_teddy.gitstore import refs_fast
+from git_teddy.index.build import updated
+from git_teddy.index.read import read_current_branches, read_facts
+from git_teddy.index.rows import SessionIndex
+from git_teddy.index.stale import group_session_refs, stale_sessions
+from git_teddy.index.toonfile import INDEX_FILE, load, save
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    index: SessionIndex
+    reread: int  # sessions read from git by this refresh
+    path: Path
+
+
+def agents_readable(index: SessionIndex) -> bool:
+    try:
+        index.agents  # noqa: B018 (decoded now, so that a broken table means a rebuild)
+    except ValueError:
+        return False
+    return True
+
+
+def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = False) -> Refreshed:
+    """The index, brought up to date with the refs (or rebuilt from them). `need_agents`:
+    the caller reads the agents table, so it is decoded here (and rebuilt if broken)."""
+    location = refs_fast.locate(cwd)
+    prefix = Settings.from_env(refs_fast.read_config(location, "teddy")).ref_prefix
+    refs = refs_fast.list_refs(location, f"refs/heads/{prefix.rstrip('/')}", "refs/remotes")
+    sessions = group_session_refs(refs, prefix)
+    derived = location.common_dir / "teddy"
+    path = derived / INDEX_FILE
+    index = load(path, prefix)
+    if rebuild or (need_agents and not agents_readable(index)):
+        index = SessionIndex(prefix, index.generation)
+    currents = read_current_branches(derived, sessions)
+    changed, vanished = stale_sessions(index, sessions, currents)
+    if (changed or vanished) and not agents_readable(index):
+        index = SessionIndex(prefix, index.generation)  # an update rewrites every share
+        changed, vanished = stale_sessions(index, sessions, currents)
+    if rebuild or changed or vanished:
+        facts = read_facts(location, {s: sessions[s] for s in changed}, currents)
+        index = updated(index, facts, vanished)
+        with contextlib.suppress(OSError):  # a read-only repository still gets its answer
+            save(path, index)
+    return Refreshed(index, len(changed), path)

@@ -1,0 +1,103 @@
+"""What `list` and `stats` print (pure): a session as JSON, the tables and the stats text."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from git_teddy.index.query import Totals
+from git_teddy.index.rows import SessionRow, branch_names
+
+
+def session_json(row: SessionRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "status": row.status,
+        "started": row.started,
+        "ended": row.ended,
+        "channel": row.channel,
+        "participants": row.participants.split(),
+        "model": row.model,
+        "turns": row.turns,
+        "executed": row.executed,
+        "failures": row.failures,
+        "tokens_used": row.tokens,
+        "cost": row.cost,
+        "duration": row.duration,
+        "branches": branch_names(row),
+        "current_branch": row.branch,
+        "base_snapshot": row.base_snapshot,
+        "last_active": row.last_active,
+        "parent_session": row.parent_session,
+    }
+
+
+def table(rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned columns two spaces apart (one format string: fast over many rows)."""
+    widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
+    line = "  ".join(f"{{:<{width}}}" for width in widths[:-1]) + "  {}"
+    return "\n".join(line.format(*row).rstrip() for row in rows)
+
+
+def list_table(rows: Sequence[SessionRow]) -> str:
+    """SESSION STATUS STARTED TURNS, and PARTICIPANTS when a listed session has any."""
+    header = ["SESSION", "STATUS", "STARTED", "TURNS"]
+    if not any(row.participants for row in rows):
+        return table([header, *([r.id, r.status, r.started, str(r.turns)] for r in rows)])
+    lines = [[*header, "PARTICIPANTS"]]
+    for r in rows:
+        agents = r.participants.replace(" ", ", ") or "-"
+        lines.append([r.id, r.status, r.started, str(r.turns), agents])
+    return table(lines)
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    whole = round(seconds)
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours:02d}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
+
+
+def format_rate(total: Totals) -> str:
+    rate = total.failure_rate
+    return "-" if rate is None else f"{rate:.1%}"
+
+
+def stats_text(overall: Totals, groups: Mapping[str, Totals] | None, by: str | None) -> str:
+    lines = [
+        f"sessions      {overall.sessions}",
+        f"turns         {overall.turns} ({overall.executed} executed)",
+        f"failure rate  {format_rate(overall)}"
+        + (
+            f" ({overall.failures} of {overall.executed} executed turns)"
+            if overall.executed
+            else ""
+        ),
+        f"tokens        {overall.tokens}",
+        f"cost          ${overall.cost:.4f}",
+        f"avg duration  {format_duration(overall.average_duration)}"
+        + (f" (over {overall.timed} session{'s' * (overall.timed != 1)})" if overall.timed else ""),
+    ]
+    if groups and by:
+        header = [by.upper(), "SESSIONS", "TURNS", "FAILED", "FAILURE RATE", "TOKENS", "COST"]
+        rows = [[*header, "AVG DURATION"]]
+        for name, t in groups.items():
+            rows.append(
+                [
+                    name,
+                    str(t.sessions),
+                    str(t.turns),
+                    str(t.failures),
+                    format_rate(t),
+                    str(t.tokens),
+                    f"${t.cost:.4f}",
+                    format_duration(t.average_duration),
+                ]
+            )
+        lines += ["", table(rows)]
+    return "\n".join(lines)
