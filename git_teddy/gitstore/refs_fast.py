@@ -1,7 +1,7 @@
 """Cheap questions about a repository for read-only queries such as `git teddy list`: where
 its shared state is, its settings, and its refs, each in one git process, with no object
 reads and no dulwich. A query over thousands of sessions then costs a few processes, not
-one per session (see git_teddy/index.py)."""
+one per session (see the git_teddy.index package)."""
 
 import os
 import subprocess
