@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench_context import teddy
 from bench_snapshot import git, sealed_env
 
 from git_teddy.index.build import BranchLog, SessionFacts, build_rows
@@ -210,15 +211,6 @@ def scan_answers(index: SessionIndex) -> tuple[str, dict[str, Any]]:
 
 
 # ---- timing ------------------------------------------------------------------------------------
-
-
-def teddy(repo: Path, env: dict[str, str], *args: str) -> tuple[float, str]:
-    start = time.perf_counter()
-    proc = subprocess.run(["git", "teddy", *args], cwd=repo, env=env, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if proc.returncode != 0:
-        sys.exit(f"error: git teddy {' '.join(args)} failed:\n{proc.stderr.decode()}")
-    return elapsed, proc.stdout.decode()
 
 
 def median_teddy(repo: Path, env: dict[str, str], runs: int, *args: str) -> tuple[float, str]:

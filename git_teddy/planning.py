@@ -170,6 +170,12 @@ def _previous_layer(
     return parse_context(context.decode("utf-8", "replace")), report
 
 
+def token_counter(ws: Workspace) -> TokenCounter:
+    """Counts with `teddy.tokenizer`, cached by blob id in the derived-state folder."""
+    encoding = ws.settings.get("teddy.tokenizer", "o200k_base") or "o200k_base"
+    return TokenCounter(encoding, ws.repo.derived_dir())
+
+
 def gather_inputs(
     ws: Workspace,
     session: str,
@@ -202,9 +208,7 @@ def gather_inputs(
     entries = merge(*layers)
     needs_files = any(set("*?[") & set(e) for e in entries if not is_url(e))
     names = expand(entries, repo.list_files(tree) if needs_files else None)
-    counter = TokenCounter(
-        ws.settings.get("teddy.tokenizer", "o200k_base") or "o200k_base", repo.derived_dir()
-    )
+    counter = token_counter(ws)
     files = _project_resources(ws, tree, [n for n in names if not is_url(n)], counter, with_text)
     by_name = {r.name: r for r in files}
     resources = [_url_resource(ws, n, counter) if is_url(n) else by_name[n] for n in names]
@@ -446,9 +450,7 @@ def with_resume_history(
     `teddy.contextWindow` leaves after everything else and a reserve for the reply."""
     tip = ws.repo.read_commit(ws.store.branches(session)[branch])
     text = (ws.repo.read_file(tip.tree, SESSION_LOG) or b"").decode("utf-8", "replace")
-    counter = TokenCounter(
-        ws.settings.get("teddy.tokenizer", "o200k_base") or "o200k_base", ws.repo.derived_dir()
-    )
+    counter = token_counter(ws)
     window = ws.settings.get_int("teddy.contextWindow", DEFAULT_CONTEXT_WINDOW)
     used = sum(r.tokens for r in inputs.resources) + counter.count(inputs.system_prompt)
     budget = window - used - counter.count(message) - REPLY_RESERVE

@@ -101,6 +101,23 @@ class Teddy:
         return result
 
 
+def imported_modules(repo: Path, env: dict[str, str], *args: str) -> tuple[str, set[str]]:
+    """`git teddy ARGS` run as the installed command runs it, under `python -X importtime`:
+    its output and the full names of the modules it imported (start-up cost tests)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "git_teddy", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    modules = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    return proc.stdout, modules
+
+
 @pytest.fixture
 def repo(tmp_path: Path, env: dict[str, str]) -> Path:
     """A repository with one commit of two files."""

@@ -14,12 +14,12 @@ from conftest import FIXED_DATE, Teddy, git, sealed_env
 from hypothesis import given
 from hypothesis import strategies as st
 from llm_servers import OpenAIServer, model_reply
+from log_builders import phase
 from session_story import MESSAGES, REJECTION_REASON, SESSION, make_story
 
 from git_teddy.sessionlog.callouts import error_callout, user_callout
 from git_teddy.sessionlog.model import (
     Callout,
-    Phase,
     SessionLog,
     SessionMeta,
     ToolCall,
@@ -325,20 +325,6 @@ def test_a_reply_in_a_fence_is_unwrapped_and_must_keep_its_source_session() -> N
 
 
 # ---- the extract of a session log -------------------------------------------------------------
-
-
-def phase(turn: str, title: str, *blocks: object, agent: str = "dev@1.0") -> Phase:
-    return Phase.model_validate(
-        {
-            "title": title,
-            "agent": agent,
-            "channel": "web",
-            "turn": turn,
-            "time": FIXED_DATE,
-            "status": "success",
-            "blocks": list(blocks),
-        }
-    )
 
 
 def calls(*items: tuple[str, str]) -> ToolCalls:

@@ -11,13 +11,11 @@ forged entries (valid, with their checksum) that only a run reading the cache wo
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from conftest import Teddy, git, run
+from conftest import Teddy, git, imported_modules, run
 from test_execute import plan_text, read
 
 from git_teddy.context_cache import _checksum
@@ -58,21 +56,8 @@ def full(teddy: Teddy, repo: Path, *args: str) -> str:
 def traced(repo: Path, env: dict[str, str], *args: str) -> tuple[str, set[str]]:
     """`git teddy context ARGS` run as the installed command runs, with the top-level
     packages it imported."""
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "git_teddy", "context", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    imported = {
-        line.rsplit("|", 1)[1].strip().split(".")[0]
-        for line in proc.stderr.splitlines()
-        if line.startswith("import time:")
-    }
-    return proc.stdout, imported
+    output, modules = imported_modules(repo, env, "context", *args)
+    return output, {name.split(".")[0] for name in modules}
 
 
 def forge(repo: Path) -> None:

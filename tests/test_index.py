@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import toon_format
 import yaml
-from conftest import Teddy, git
+from conftest import Teddy, git, imported_modules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from llm_servers import OpenAIServer, model_reply
@@ -517,26 +517,10 @@ def test_the_reader_agrees_with_toon_format(values: list[tuple[Any, ...]]) -> No
 def test_a_warm_list_loads_no_heavy_module(repo: Path, teddy: Teddy, env: dict) -> None:
     """The speed of list/stats over many sessions rests on this: with a warm index they read
     one file and one ref listing, without pydantic, dulwich, yaml or the session store."""
-    import subprocess
-    import sys
-
     teddy.ok(repo, "new", "light")
     teddy.ok(repo, "list")  # builds the index
+    heavy = {"pydantic", "dulwich", "yaml", "toon_format", "git_teddy.session.store"}
     for args in (["list"], ["stats", "--group-by", "agent"]):
-        proc = subprocess.run(
-            [sys.executable, "-X", "importtime", "-m", "git_teddy", *args],
-            cwd=repo,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert proc.returncode == 0, proc.stderr
-        imported = {
-            line.rsplit("|", 1)[1].strip()
-            for line in proc.stderr.splitlines()
-            if line.startswith("import time:")
-        }
-        heavy = {"pydantic", "dulwich", "yaml", "toon_format", "git_teddy.session.store"}
+        _output, imported = imported_modules(repo, env, *args)
         assert "git_teddy.index.toonfile" in imported
         assert not heavy & imported, heavy & imported

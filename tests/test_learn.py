@@ -3,10 +3,12 @@ constructed logs), and the command on the story session (tests/session_story.py)
 several sessions: jsonl, markdown and puzzle exports, --type, -o."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
 from conftest import FIXED_DATE, Teddy
+from log_builders import phase as any_phase
 from session_story import CHAT_REPLY, MESSAGES, REJECTION_REASON, SESSION
 from test_codify import MEMO, Story, play_story
 from test_execute import execute, plan_text
@@ -15,7 +17,7 @@ from git_teddy.learn import Case, CaseMeta, dedupe, learn_cases
 from git_teddy.learn_export import export_jsonl, export_markdown, export_puzzles
 from git_teddy.session import frontmatter
 from git_teddy.sessionlog.callouts import error_callout, user_callout
-from git_teddy.sessionlog.model import Callout, Phase, SessionLog, SessionMeta, ToolCall, ToolCalls
+from git_teddy.sessionlog.model import Callout, SessionLog, SessionMeta, ToolCall, ToolCalls
 from git_teddy.sessionlog.parse import split_code_span
 from git_teddy.sessionlog.reading import (
     expand_subagents,
@@ -54,20 +56,7 @@ def test_what_a_user_callout_was() -> None:
 
 # ---- cases from constructed logs ---------------------------------------------------------------
 
-
-def phase(turn: str, title: str, *blocks: object, agent: str = "dev@1.0") -> Phase:
-    return Phase.model_validate(
-        {
-            "title": title,
-            "agent": agent,
-            "channel": "web",
-            "turn": turn,
-            "time": FIXED_DATE,
-            "status": "success",
-            "model": "m-1",
-            "blocks": list(blocks),
-        }
-    )
+phase = partial(any_phase, model="m-1")
 
 
 def calls(*items: tuple[str, str, str]) -> ToolCalls:

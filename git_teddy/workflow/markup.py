@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from git_teddy.plan.validate import Problem, format_problems
+from git_teddy.plan.validate import Problem
 from git_teddy.workflow.fields import FIELD_HINT, StepDraft, check_step, join_lines
 from git_teddy.workflow.model import FIELDS, Workflow, WorkflowMeta
 
@@ -41,20 +41,6 @@ def parse_workflow(text: str) -> tuple[Workflow | None, list[Problem]]:
     if problems or meta is None:
         return None, problems
     return Workflow(meta=meta, title=title, description=description, steps=steps), []
-
-
-def check_workflow(text: str) -> Workflow:
-    """The workflow in `text`, or a WorkflowError listing every problem."""
-    workflow, problems = parse_workflow(text)
-    if workflow is None:
-        raise WorkflowError(problems)
-    return workflow
-
-
-class WorkflowError(ValueError):
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(format_problems(problems))
-        self.problems = problems
 
 
 # ---- the frontmatter -------------------------------------------------------------------------

@@ -1,0 +1,23 @@
+"""Session log pieces built in tests (shared by the codify and learn tests)."""
+
+from conftest import FIXED_DATE
+
+from git_teddy.sessionlog.model import Phase
+
+
+def phase(
+    turn: str, title: str, *blocks: object, agent: str = "dev@1.0", model: str | None = None
+) -> Phase:
+    """A successful phase in channel `web` at the fixed test date."""
+    return Phase.model_validate(
+        {
+            "title": title,
+            "agent": agent,
+            "channel": "web",
+            "turn": turn,
+            "time": FIXED_DATE,
+            "status": "success",
+            "model": model,
+            "blocks": list(blocks),
+        }
+    )
