@@ -4,8 +4,9 @@ a warm session index, beside the same questions answered by reading every sessio
 0.3 s, and at least 20x faster than the scan.
 
 Generates, in a sealed temporary repository, one branch per session whose `session.md` is
-rendered by git_teddy.sessionlog.render from a seeded random log (statuses, channels, agents,
-models, tokens, costs, failures, tool calls and callouts vary), written with `git fast-import`
+rendered by git_teddy.artifacts.sessionlog.render from a seeded random log (statuses,
+channels, agents, models, tokens, costs, failures, tool calls and callouts vary), written
+with `git fast-import`
 (about 10 s). Then prints the cold index build, median warm timings with the session refs
 loose (as fast-import leaves them) and packed (as `git gc` leaves them), the scan, and an
 update after one session moved. Asserts nothing. Run with `make bench` (git-teddy must be on
@@ -29,12 +30,7 @@ from typing import Any
 from bench_context import teddy
 from bench_snapshot import git, sealed_env
 
-from git_teddy.index.build import BranchLog, SessionFacts, build_rows
-from git_teddy.index.query import grouped, select, totals
-from git_teddy.index.rows import SessionIndex
-from git_teddy.index.stale import group_session_refs
-from git_teddy.index.views import list_table
-from git_teddy.sessionlog.model import (
+from git_teddy.artifacts.sessionlog.model import (
     Callout,
     Phase,
     SessionLog,
@@ -43,7 +39,12 @@ from git_teddy.sessionlog.model import (
     ToolCall,
     ToolCalls,
 )
-from git_teddy.sessionlog.render import render_log
+from git_teddy.artifacts.sessionlog.render import render_log
+from git_teddy.index.build import BranchLog, SessionFacts, build_rows
+from git_teddy.index.query import grouped, select, totals
+from git_teddy.index.rows import SessionIndex
+from git_teddy.index.stale import group_session_refs
+from git_teddy.index.views import list_table
 
 TIME_GOAL = 0.3  # seconds, per warm query
 RATIO_GOAL = 20.0  # warm query vs the scan
@@ -159,7 +160,7 @@ def generate(repo: Path, env: dict[str, str], sessions: int, seed: int) -> float
 def scan(repo: Path, env: dict[str, str]) -> tuple[float, SessionIndex]:
     """Every session's `session.md` read (one `git cat-file --batch` pass) and parsed, then
     the same rows built: what list and stats would cost without an index."""
-    from git_teddy.sessionlog.parse import parse_log
+    from git_teddy.artifacts.sessionlog.parse import parse_log
 
     started = time.perf_counter()
     refs = git(repo, env, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/teddy")

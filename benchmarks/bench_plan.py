@@ -15,7 +15,7 @@ from pathlib import Path
 
 import commonmark
 
-from git_teddy.plan import check_plan, sanitize
+from git_teddy.artifacts.plan import check_plan, sanitize
 
 # The same generated plan the corpus test parses.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "plan"))

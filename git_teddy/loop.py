@@ -17,13 +17,13 @@ from typing import Literal
 
 import click
 
+from git_teddy.artifacts.report import ExecutionReport
 from git_teddy.errors import TeddyError
 from git_teddy.execute.approval import Approver
-from git_teddy.execute.report import ExecutionReport
 from git_teddy.execute.runner import ExecutionResult, execute
-from git_teddy.planning import PlannedTurn, plan_turn
-from git_teddy.turns import pending_turn
-from git_teddy.workspace import Workspace
+from git_teddy.planning.turn import PlannedTurn, plan_turn
+from git_teddy.session.turns import pending_turn
+from git_teddy.session.workspace import Workspace
 
 # What an autonomous turn (or an empty comment) tells the model: the user has nothing to add.
 CONTINUE_MESSAGE = "Continue."

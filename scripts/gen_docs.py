@@ -17,8 +17,8 @@ import click
 
 from git_teddy import __version__
 from git_teddy.cli.main import COMMANDS, cli
-from git_teddy.config import env_name
 from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_ERROR
+from git_teddy.settings import env_name
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = ROOT / "git_teddy"

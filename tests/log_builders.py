@@ -2,7 +2,7 @@
 
 from conftest import FIXED_DATE
 
-from git_teddy.sessionlog.model import Phase
+from git_teddy.artifacts.sessionlog.model import Phase
 
 
 def phase(

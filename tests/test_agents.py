@@ -7,17 +7,8 @@ from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from git_teddy.prompts import PROMPTS_DIR
 
-from git_teddy.agents import (
-    BUNDLED_AGENTS,
-    agent_prompt,
-    bundled_prompt_path,
-    normalize_agent,
-    project_prompt_path,
-)
-from git_teddy.errors import TeddyError
-from git_teddy.plan import (
+from git_teddy.artifacts.plan import (
     ACTION_TYPES,
     Conclude,
     Create,
@@ -27,7 +18,16 @@ from git_teddy.plan import (
     parse_plan,
     sanitize,
 )
-from git_teddy.plan.validate import RATIONALE_PARTS
+from git_teddy.artifacts.plan.validate import RATIONALE_PARTS
+from git_teddy.errors import TeddyError
+from git_teddy.planning.agents import (
+    BUNDLED_AGENTS,
+    agent_prompt,
+    bundled_prompt_path,
+    normalize_agent,
+    project_prompt_path,
+)
+from git_teddy.prompts import PROMPTS_DIR
 
 SKELETON = """# Show one action
 - **Status:** Green 🟢

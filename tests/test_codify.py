@@ -17,8 +17,8 @@ from llm_servers import OpenAIServer, model_reply
 from log_builders import phase
 from session_story import MESSAGES, REJECTION_REASON, SESSION, make_story
 
-from git_teddy.sessionlog.callouts import error_callout, user_callout
-from git_teddy.sessionlog.model import (
+from git_teddy.artifacts.sessionlog.callouts import error_callout, user_callout
+from git_teddy.artifacts.sessionlog.model import (
     Callout,
     SessionLog,
     SessionMeta,

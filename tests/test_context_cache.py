@@ -18,7 +18,7 @@ from pathlib import Path
 from conftest import Teddy, git, imported_modules, run
 from test_execute import plan_text, read
 
-from git_teddy.context_cache import _checksum
+from git_teddy.planning.context_cache import _checksum
 
 HEAVY = ("click", "pydantic", "dulwich", "yaml", "tiktoken")
 FORGED_TEXT = "FORGED"

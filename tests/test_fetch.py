@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from git_teddy.fetch import fetch_text
+from git_teddy.planning.web import fetch_text
 
 ARTICLE = """<!doctype html>
 <html><head><title>Kettles</title><style>body { color: red }</style>

@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 from llm_servers import OpenAIServer, model_reply
 from test_execute import create, execute, plan_text
 
+from git_teddy.artifacts.sessionlog.model import Phase, SessionLog, SessionMeta, SubagentEntry
+from git_teddy.artifacts.sessionlog.render import render_log
 from git_teddy.index.build import BranchLog, SessionFacts, build_rows
 from git_teddy.index.query import agent_matches
 from git_teddy.index.read import parse_log_leniently
 from git_teddy.index.rows import AgentRow, SessionIndex, SessionRow
 from git_teddy.index.toonfile import decode_index, encode_index
-from git_teddy.sessionlog.model import Phase, SessionLog, SessionMeta, SubagentEntry
-from git_teddy.sessionlog.render import render_log
 
 CONCLUDE = "### `CONCLUDE`\nAll done.\n"
 

@@ -13,19 +13,25 @@ from session_story import CHAT_REPLY, MESSAGES, REJECTION_REASON, SESSION
 from test_codify import MEMO, Story, play_story
 from test_execute import execute, plan_text
 
-from git_teddy.learn import Case, CaseMeta, dedupe, learn_cases
-from git_teddy.learn_export import export_jsonl, export_markdown, export_puzzles
-from git_teddy.session import frontmatter
-from git_teddy.sessionlog.callouts import error_callout, user_callout
-from git_teddy.sessionlog.model import Callout, SessionLog, SessionMeta, ToolCall, ToolCalls
-from git_teddy.sessionlog.parse import split_code_span
-from git_teddy.sessionlog.reading import (
+from git_teddy.artifacts import frontmatter
+from git_teddy.artifacts.sessionlog.callouts import error_callout, user_callout
+from git_teddy.artifacts.sessionlog.model import (
+    Callout,
+    SessionLog,
+    SessionMeta,
+    ToolCall,
+    ToolCalls,
+)
+from git_teddy.artifacts.sessionlog.parse import split_code_span
+from git_teddy.artifacts.sessionlog.reading import (
     expand_subagents,
     inline_subagent_logs,
     intervention,
     turn_message,
 )
-from git_teddy.sessionlog.render import render_phase
+from git_teddy.artifacts.sessionlog.render import render_phase
+from git_teddy.learn.cases import Case, CaseMeta, dedupe, learn_cases
+from git_teddy.learn.export import export_jsonl, export_markdown, export_puzzles
 
 # ---- readers -----------------------------------------------------------------------------------
 

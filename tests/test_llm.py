@@ -20,9 +20,9 @@ from llm_servers import (
     model_reply,
 )
 
-from git_teddy.config import Settings
 from git_teddy.llm import ChatMessage, Provider, ProviderError, provider_from_settings
 from git_teddy.llm.prices import PRICES, table_price
+from git_teddy.settings import Settings
 
 MESSAGES = [
     ChatMessage(role="user", content="plan the next step"),
@@ -408,7 +408,7 @@ def test_prices_from_git_config(openai_server: OpenAIServer, tmp_path: Path) -> 
 SCRIPT = """
 import json, sys
 from pathlib import Path
-from git_teddy.config import Settings
+from git_teddy.settings import Settings
 from git_teddy.llm import ChatMessage, Provider, ProviderError, provider_from_settings
 
 provider = provider_from_settings(Settings.from_env(json.loads(sys.argv[1])), Path(sys.argv[2]))

@@ -9,11 +9,10 @@ import yaml
 from llm_servers import TEST_KEY, OpenAIServer, model_reply
 from test_execute import create, plan_text
 
-from git_teddy.agents import agent_prompt
-from git_teddy.config import Settings
 from git_teddy.errors import TeddyError
 from git_teddy.llm import Provider
-from git_teddy.pipelines import (
+from git_teddy.planning.agents import agent_prompt
+from git_teddy.planning.pipelines import (
     Pipeline,
     PipelineError,
     PipelineRun,
@@ -25,6 +24,7 @@ from git_teddy.pipelines import (
     run_pipeline,
     step_system,
 )
+from git_teddy.settings import Settings
 
 VALID = plan_text(create("hello.txt", "hello\n"))
 INVALID = "# Broken plan\n\n## Action Plan\n\n### `EDIT`\n- **File Path:** [a.py](/a.py)\n"

@@ -14,9 +14,9 @@ from session_story import CHAT_REPLY, REJECTION_REASON, SESSION, USAGE, make_sto
 from test_execute import plan_text
 from test_loop import CONCLUDE, INVOKE, replay
 
-from git_teddy.sessionlog.callouts import read_resolution, read_user
-from git_teddy.sessionlog.parse import parse_log
-from git_teddy.sessionlog.render import render_log
+from git_teddy.artifacts.sessionlog.callouts import read_resolution, read_user
+from git_teddy.artifacts.sessionlog.parse import parse_log
+from git_teddy.artifacts.sessionlog.render import render_log
 
 GOLDEN = Path(__file__).parent / "golden"
 

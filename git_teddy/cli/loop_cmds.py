@@ -6,7 +6,7 @@ from typing import Any
 import click
 
 from git_teddy.errors import TeddyError
-from git_teddy.workspace import Workspace, open_workspace
+from git_teddy.session.workspace import Workspace, open_workspace
 
 
 def loop_options(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -2,7 +2,7 @@
 
 Subcommands are imported only when used (git_teddy.cli.group), so `git teddy --version`
 starts fast; click itself only when needed, so `git teddy context` answered from its cache
-(git_teddy.context_cache) imports neither click nor the session store.
+(git_teddy.planning.context_cache) imports neither click nor the session store.
 """
 
 import sys
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     if sys.argv[1:2] == ["context"]:
-        from git_teddy.context_cache import serve
+        from git_teddy.planning.context_cache import serve
 
         code = serve(sys.argv[2:])
         if code is not None:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
+from git_teddy.artifacts.plan import check_plan, plan_to_json, problems_to_json, sanitize
+from git_teddy.artifacts.plan.models import Plan
 from git_teddy.errors import TeddyError
-from git_teddy.plan import check_plan, plan_to_json, problems_to_json, sanitize
-from git_teddy.plan.models import Plan
 
 # (paste command, copy command) per clipboard tool, in the order they are tried.
 CLIPBOARD_TOOLS = (

@@ -7,7 +7,7 @@ import click
 
 from git_teddy.errors import TeddyError
 from git_teddy.session import views
-from git_teddy.workspace import open_workspace
+from git_teddy.session.workspace import open_workspace
 
 
 def echo_json(data: Any) -> None:
@@ -46,7 +46,7 @@ def show(target: str | None, as_json: bool) -> None:
         else:
             click.echo(views.turn_text(ref.session, ref.turn, commits, files))
         return
-    from git_teddy.sessionlog.display import display_log
+    from git_teddy.cli.log_display import display_log
 
     session = store.resolve_session(target)
     summary, turns = store.summary(session), store.turns(session)
@@ -87,7 +87,7 @@ def log(session: str | None, as_json: bool) -> None:
 def push(remote: str | None, sessions: tuple[str, ...]) -> None:
     """Push sessions (default: all local ones) to REMOTE (default: teddy.remote or origin):
     their branches and snapshot refs, nothing else."""
-    from git_teddy.sharing import push as run
+    from git_teddy.session.sharing import push as run
 
     done = run(open_workspace(), remote, list(sessions))
     click.echo(
@@ -100,7 +100,7 @@ def push(remote: str | None, sessions: tuple[str, ...]) -> None:
 def fetch(remote: str | None) -> None:
     """Fetch the sessions of REMOTE (default: teddy.remote or origin) under remote-tracking
     refs, so that list, show, log, restore and branch work on them."""
-    from git_teddy.sharing import fetch as run
+    from git_teddy.session.sharing import fetch as run
 
     done = run(open_workspace(), remote)
     new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""

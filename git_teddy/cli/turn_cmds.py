@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 
 from git_teddy.errors import TeddyError
-from git_teddy.workspace import open_workspace
+from git_teddy.session.workspace import open_workspace
 
 
 def _read_plan_file(path: str) -> str:
@@ -53,7 +53,7 @@ def plan(
 ) -> None:
     """Plan the next turn: assemble the context, ask the model (teddy.provider), validate
     the plan (re-prompting with the problems), and record it as a commit."""
-    from git_teddy.planning import plan_turn
+    from git_teddy.planning.turn import plan_turn
 
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
@@ -84,11 +84,11 @@ def plan(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def context(session: str | None, context_depth: int, as_json: bool) -> None:
     """Show the resources the next turn's model would get, with token counts; no model call."""
-    from git_teddy.context_cache import Answer, Watch
-    from git_teddy.planning import context_preview
+    from git_teddy.planning.context_cache import Answer, Watch
+    from git_teddy.planning.turn import context_preview
 
-    # Answers are cached (git_teddy.context_cache, looked up before click even loads): watch
-    # what this one depends on from before anything is read, to store it if nothing moved.
+    # Answers are cached (git_teddy.planning.context_cache, looked up before click even loads):
+    # watch what this one depends on from before anything is read, to store it if nothing moved.
     watch = Watch.start(Path.cwd())
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
@@ -138,7 +138,7 @@ def execute(session: str | None, yes: bool) -> None:
 def restore(target: str, session: str | None, force: bool) -> None:
     """Make your working tree the project state after TURN (or a saved SNAPSHOT); HEAD, the
     branch and the index stay as they are, and your current files are saved first."""
-    from git_teddy.restore import restore as run
+    from git_teddy.session.restore import restore as run
 
     done = run(open_workspace(), target, session, force)
     what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
@@ -172,9 +172,9 @@ def branch(
     """Start a conversation branch as an alternative to TURN: your files go back to where
     TURN started (saved first), then a new plan on the same context with a new message.
     Later turns go on the new branch."""
-    from git_teddy.planning import plan_turn
-    from git_teddy.restore import place_snapshot
-    from git_teddy.turns import TurnRecord
+    from git_teddy.planning.turn import plan_turn
+    from git_teddy.session.restore import place_snapshot
+    from git_teddy.session.turns import TurnRecord
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
@@ -206,7 +206,7 @@ def branch(
 @click.argument("target", metavar="FILE[:LINE]")
 def blame(target: str) -> None:
     """Show which session and turn last changed each line of FILE (or just LINE)."""
-    from git_teddy.blame import blame as run
+    from git_teddy.session.blame import blame as run
 
     path, _, line = (
         target.rpartition(":") if target.rpartition(":")[2].isdigit() else (target, "", "")

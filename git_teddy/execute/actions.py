@@ -9,10 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from git_teddy.execute.edit import EditFailure, apply_edits
-from git_teddy.execute.paths import PathRefused, confine
-from git_teddy.gitstore.repo import isolated_environ
-from git_teddy.plan.models import (
+from git_teddy.artifacts.paths import PathRefused, confine
+from git_teddy.artifacts.plan.models import (
     Action,
     ChatWithUser,
     Conclude,
@@ -24,6 +22,8 @@ from git_teddy.plan.models import (
     Read,
     Research,
 )
+from git_teddy.execute.edit import EditFailure, apply_edits
+from git_teddy.gitstore.repo import isolated_environ
 
 HTTP_TIMEOUT = 20.0
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 import click
 
-from git_teddy.plan.models import (
+from git_teddy.artifacts.plan.models import (
     Action,
     ChatWithUser,
     Conclude,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from git_teddy.errors import TeddyError
-from git_teddy.execute.actions import ActionEnv, params_of, run_action
-from git_teddy.execute.approval import Approver
-from git_teddy.execute.report import (
+from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
+from git_teddy.artifacts.plan import PlanError, parse_plan
+from git_teddy.artifacts.plan.models import Action, Memo, Plan
+from git_teddy.artifacts.report import (
     ActionLog,
     ExecutionReport,
     MemoReport,
@@ -19,16 +19,16 @@ from git_teddy.execute.report import (
     RunSummary,
     render_report,
 )
+from git_teddy.errors import TeddyError
+from git_teddy.execute.actions import ActionEnv, params_of, run_action
+from git_teddy.execute.approval import Approver
 from git_teddy.gitstore.apply import ApplyResult, apply_to_worktree
 from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
-from git_teddy.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
-from git_teddy.plan import PlanError, parse_plan
-from git_teddy.plan.models import Action, Memo, Plan
 from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.store import SessionStore
-from git_teddy.turns import PendingTurn, TurnRecord, pending_turn, record_report
-from git_teddy.workspace import Workspace
+from git_teddy.session.turns import PendingTurn, TurnRecord, pending_turn, record_report
+from git_teddy.session.workspace import Workspace
 
 DEFAULT_TIMEOUT = 300
 DEFAULT_OUTPUT_CAP = 20_000

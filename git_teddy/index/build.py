@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from git_teddy.artifacts.names import MAIN_BRANCH
 from git_teddy.index.rows import NO_AGENT, AgentRow, SessionIndex, SessionRow, tips_cell
-from git_teddy.session.names import MAIN_BRANCH
 
 if TYPE_CHECKING:
-    from git_teddy.sessionlog.model import Phase
+    from git_teddy.artifacts.sessionlog.model import Phase
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from git_teddy.artifacts.names import is_turn_name
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import refs_fast
 from git_teddy.index.build import BranchLog, SessionFacts
 from git_teddy.index.stale import current_branch
-from git_teddy.session.names import is_turn_name
 
 if TYPE_CHECKING:
+    from git_teddy.artifacts.sessionlog.model import Phase
     from git_teddy.gitstore.repo import GitRepo
-    from git_teddy.sessionlog.model import Phase
 
 SESSION_LOG = "session.md"
 
@@ -35,8 +35,8 @@ def read_facts(
 def read_session(
     repo: "GitRepo", session: str, tips: Mapping[str, str], current: str
 ) -> SessionFacts:
+    from git_teddy.artifacts.trailers import parse_trailers
     from git_teddy.session.models import iso_time
-    from git_teddy.session.trailers import parse_trailers
 
     commits = {branch: repo.read_commit(tip) for branch, tip in tips.items()}
     logs = {branch: read_branch_log(repo, commit.tree) for branch, commit in commits.items()}
@@ -69,8 +69,8 @@ def parse_log_leniently(text: str) -> tuple[dict[str, Any], list["Phase"]]:
     written before logs had phases) still gives what its frontmatter says."""
     import yaml
 
-    from git_teddy.session import frontmatter
-    from git_teddy.sessionlog.parse import parse_log
+    from git_teddy.artifacts import frontmatter
+    from git_teddy.artifacts.sessionlog.parse import parse_log
 
     try:
         log = parse_log(text)

@@ -5,13 +5,13 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from git_teddy.config import Settings
 from git_teddy.gitstore import refs_fast
 from git_teddy.index.build import updated
 from git_teddy.index.read import read_current_branches, read_facts
 from git_teddy.index.rows import SessionIndex
 from git_teddy.index.stale import group_session_refs, stale_sessions
 from git_teddy.index.toonfile import INDEX_FILE, load, save
+from git_teddy.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from git_teddy.artifacts.names import MAIN_BRANCH
 from git_teddy.index.toontable import read_rows
-from git_teddy.session.names import MAIN_BRANCH
 
 STATUSES = ("active", "paused", "completed")
 NO_AGENT = "(none)"  # the agent group of sessions without turns

@@ -3,8 +3,8 @@ current branch, and the rows whose tips or branch no longer match."""
 
 from collections.abc import Mapping
 
+from git_teddy.artifacts.names import MAIN_BRANCH
 from git_teddy.index.rows import SessionIndex, tips_cell
-from git_teddy.session.names import MAIN_BRANCH
 
 
 def group_session_refs(refs: Mapping[str, str], prefix: str) -> dict[str, dict[str, str]]:

@@ -4,7 +4,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from git_teddy.config import Settings, env_name
 from git_teddy.llm.anthropic import DEFAULT_BASE_URL as ANTHROPIC_URL
 from git_teddy.llm.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
 from git_teddy.llm.base import Provider, ProviderError
@@ -13,6 +12,7 @@ from git_teddy.llm.manual import ManualProvider
 from git_teddy.llm.openai import DEFAULT_BASE_URL as OPENAI_URL
 from git_teddy.llm.openai import OpenAIProvider, terminal_progress
 from git_teddy.llm.replay import ReplayProvider
+from git_teddy.settings import Settings, env_name
 
 PROVIDERS = ("openai", "anthropic", "manual", "replay")
 DEFAULT_TIMEOUT = 120

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from git_teddy.config import Settings
 from git_teddy.llm.base import ChatMessage, Completion, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy, post_json
 from git_teddy.llm.prices import cost_of
+from git_teddy.settings import Settings
 
 if TYPE_CHECKING:
     import requests

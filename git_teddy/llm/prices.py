@@ -4,8 +4,8 @@ They drift: `git config teddy.price.<model>.input 2.5` (and `.output`) overrides
 adds a model. A model with no known price gets no cost rather than a wrong one.
 """
 
-from git_teddy.config import Settings
 from git_teddy.llm.base import ProviderError
+from git_teddy.settings import Settings
 
 # model: (input, output) USD per million tokens, approximate, as of 2026.
 PRICES: dict[str, tuple[float, float]] = {

@@ -4,8 +4,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from pydantic import BaseModel
 
-from git_teddy.session.names import branch_of_turn, is_turn_name
-from git_teddy.session.trailers import parse_trailers
+from git_teddy.artifacts.names import branch_of_turn, is_turn_name
+from git_teddy.artifacts.trailers import parse_trailers
 
 
 class TurnCommit(BaseModel):

@@ -17,17 +17,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from git_teddy.errors import ConcurrentUpdateError, TeddyError
-from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
-from git_teddy.redact import Finding, redact
-from git_teddy.session import frontmatter
-from git_teddy.session.models import (
-    SessionSummary,
-    TurnCommit,
-    iso_time,
-    turn_commit_from_message,
-)
-from git_teddy.session.names import (
+from git_teddy.artifacts import frontmatter
+from git_teddy.artifacts.names import (
     MAIN_BRANCH,
     branch_of_turn,
     is_turn_name,
@@ -37,10 +28,19 @@ from git_teddy.session.names import (
     turn_depth,
     validate_slug,
 )
-from git_teddy.session.trailers import format_message, parse_trailers
+from git_teddy.artifacts.trailers import format_message, parse_trailers
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
+from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
+from git_teddy.redact import Finding, redact
+from git_teddy.session.models import (
+    SessionSummary,
+    TurnCommit,
+    iso_time,
+    turn_commit_from_message,
+)
 
 if TYPE_CHECKING:
-    from git_teddy.sessionlog.model import SessionLog
+    from git_teddy.artifacts.sessionlog.model import SessionLog
 
 SESSION_LOG = "session.md"
 SESSION_CONTEXT = "session.context"
@@ -121,8 +121,8 @@ class SessionStore:
 
     def _create_session_once(self, name: str, channel: str, now: datetime) -> str:
         session = new_session_id(now.date(), name, set(self.session_ids()))
-        from git_teddy.sessionlog.model import SessionLog, SessionMeta
-        from git_teddy.sessionlog.render import render_log
+        from git_teddy.artifacts.sessionlog.model import SessionLog, SessionMeta
+        from git_teddy.artifacts.sessionlog.render import render_log
 
         base = self.take_snapshot(session, f"teddy: base snapshot of session {session}")
         meta = SessionMeta(session_id=session, started=now.isoformat(), channel=channel)
@@ -196,7 +196,7 @@ class SessionStore:
 
     def read_log(self, session: str) -> "SessionLog":
         """The parsed `session.md` of the branch the session continues on."""
-        from git_teddy.sessionlog.parse import parse_log
+        from git_teddy.artifacts.sessionlog.parse import parse_log
 
         tip = self.branches(session)[self.current_branch(session)]
         return parse_log(self.read_session_file(tip, SESSION_LOG) or "", f"{session}'s session.md")
@@ -334,7 +334,7 @@ class SessionStore:
         branch known only from a remote gets its local branch here, at the fetched tip.
         Nothing reaches a session unredacted: secrets left in `files` become [REDACTED:kind]
         (callers redact first, to report where) and the commit says how many."""
-        from git_teddy.sessionlog.sync import session_log_files, subagent_mode
+        from git_teddy.session.logfiles import session_log_files, subagent_mode
 
         mode = subagent_mode(self.subagent_mode)
         files, findings = redact_files(files)

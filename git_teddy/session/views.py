@@ -2,8 +2,8 @@
 
 from typing import Any
 
+from git_teddy.artifacts.names import MAIN_BRANCH
 from git_teddy.session.models import SessionSummary, TurnCommit
-from git_teddy.session.names import MAIN_BRANCH
 
 
 def _short(sha: str | None) -> str:

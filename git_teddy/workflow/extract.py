@@ -7,10 +7,10 @@ a failure. A model may refine the extract (refine.py).
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from git_teddy.sessionlog.callouts import read_resolution, subagent_link
-from git_teddy.sessionlog.model import Phase, SessionLog, ToolCall
-from git_teddy.sessionlog.parse import split_code_span
-from git_teddy.sessionlog.reading import (
+from git_teddy.artifacts.sessionlog.callouts import read_resolution, subagent_link
+from git_teddy.artifacts.sessionlog.model import Phase, SessionLog, ToolCall
+from git_teddy.artifacts.sessionlog.parse import split_code_span
+from git_teddy.artifacts.sessionlog.reading import (
     Intervention,
     blockquote,
     call_target,
@@ -23,7 +23,7 @@ from git_teddy.sessionlog.reading import (
     turn_message,
     unreasoned_rejections,
 )
-from git_teddy.sessionlog.render import inline_code
+from git_teddy.artifacts.sessionlog.render import inline_code
 from git_teddy.workflow.model import Port, Step, Workflow, WorkflowMeta
 
 _SESSION_ID = re.compile(r"\d{8}-(?P<slug>.+)")

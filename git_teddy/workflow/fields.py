@@ -5,8 +5,8 @@ and read into a Step, every problem reported with its line.
 import re
 from dataclasses import dataclass
 
-from git_teddy.plan.validate import Problem
-from git_teddy.sessionlog.parse import split_code_span
+from git_teddy.artifacts.plan.validate import Problem
+from git_teddy.artifacts.sessionlog.parse import split_code_span
 from git_teddy.workflow.model import ARROW, FIELDS, NONE, Port, Step
 
 FIELD_HINT = "a step's list items are fields: " + ", ".join(f"`- {f}: ...`" for f in FIELDS)

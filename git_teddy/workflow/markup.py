@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from git_teddy.plan.validate import Problem
+from git_teddy.artifacts.plan.validate import Problem
 from git_teddy.workflow.fields import FIELD_HINT, StepDraft, check_step, join_lines
 from git_teddy.workflow.model import FIELDS, Workflow, WorkflowMeta
 

@@ -8,8 +8,8 @@ and one `## <step> @agent #channel` heading per step, whose list items are field
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from git_teddy.session import frontmatter
-from git_teddy.sessionlog.render import inline_code
+from git_teddy.artifacts import frontmatter
+from git_teddy.artifacts.sessionlog.render import inline_code
 
 ARROW = "→"
 NONE = "none"  # an empty side of a flow

@@ -5,7 +5,7 @@ reply. The model call itself is the command's (git_teddy.cli.learn_cmds).
 
 import re
 
-from git_teddy.plan.validate import Problem, format_problems
+from git_teddy.artifacts.plan.validate import Problem, format_problems
 from git_teddy.workflow.markup import parse_workflow
 from git_teddy.workflow.model import ARROW, NONE, Workflow
 

@@ -1,0 +1,66 @@
+"""The ExecutionReport written as `report.md` (pure): pydantic models rendered as YAML."""
+
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field
+
+from git_teddy.artifacts.yamlio import load_yaml
+
+RunStatus = Literal["SUCCESS", "FAILURE", "ABORTED"]
+ActionStatus = Literal["SUCCESS", "FAILURE", "SKIPPED", "REJECTED"]
+Approval = Literal["approved", "auto", "rejected"]
+
+
+class RunSummary(BaseModel):
+    status: RunStatus
+    start_time: str
+    end_time: str
+    base_snapshot: str
+    snapshot: str | None = None
+    applied: bool | str = False  # True, False, or why not ("conflict", "never", ...)
+
+
+class MemoReport(BaseModel):
+    proposed: list[str] = Field(default_factory=list)
+    decision: Literal["approved", "rejected", "none"] = "none"
+
+
+class ActionLog(BaseModel):
+    index: int
+    action_type: str
+    description: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    approval: Approval | None = None
+    reason: str | None = None
+    status: ActionStatus
+    summary: str | None = None  # the one-line outcome, as the terminal showed it
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class ExecutionReport(BaseModel):
+    run_summary: RunSummary
+    memos: MemoReport = Field(default_factory=MemoReport)
+    action_logs: list[ActionLog] = Field(default_factory=list)
+    redactions: list[dict[str, Any]] = Field(default_factory=list)  # secrets replaced, where
+
+
+class _LiteralBlocks(yaml.SafeDumper):
+    """Multi-line strings as `|` blocks, so command output stays readable in the report."""
+
+
+def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and not any(c in value for c in "\r\t") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_LiteralBlocks.add_representer(str, _str_presenter)
+
+
+def render_report(report: ExecutionReport) -> str:
+    data = report.model_dump(mode="json")
+    return yaml.dump(data, Dumper=_LiteralBlocks, sort_keys=False, allow_unicode=True, width=100)
+
+
+def parse_report(text: str) -> ExecutionReport:
+    return ExecutionReport.model_validate(load_yaml(text))

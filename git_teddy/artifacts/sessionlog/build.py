@@ -1,0 +1,342 @@
+"""The session log built from a conversation branch's turns (pure).
+
+Each turn becomes a phase: the user's message, invalid replies repaired by a retry, the
+plan's chosen direction, the executed actions, their failures (and the later turn that
+fixed them), the user's rejections and replies, subagents, and the plan's task list.
+Turns a subagent planned (between an INVOKE and its CONCLUDE) form the subagent's own log,
+which the invoking phase shows inline, links or embeds (`teddy.subagentMode`).
+"""
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from git_teddy.artifacts.plan.models import Plan
+from git_teddy.artifacts.report import ActionLog, ExecutionReport
+from git_teddy.artifacts.sessionlog.callouts import error_callout, user_callout
+from git_teddy.artifacts.sessionlog.model import (
+    Block,
+    Callout,
+    Phase,
+    SessionLog,
+    SessionMeta,
+    SubagentEntry,
+    SubagentMode,
+    ToolCall,
+    ToolCalls,
+)
+from git_teddy.artifacts.sessionlog.render import render_phase
+from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks
+
+SUMMARY_LIMIT = 100
+_VERSION = re.compile(r"<agent_prompt\b[^>]*\bversion=\"([^\"]+)\"")
+_CALL_STATUS = {"SUCCESS": "success", "FAILURE": "failure", "SKIPPED": "skipped"}
+
+
+@dataclass(frozen=True)
+class TurnFiles:
+    """What the log needs from one turn folder, already read and parsed."""
+
+    name: str
+    record: Mapping[str, Any]  # turn.yaml
+    plan: Plan | None = None
+    report: ExecutionReport | None = None
+    user_prompt: str | None = None
+    system_prompt: str | None = None
+    problems: Sequence[str] = ()  # attempts/NN.problems.txt, oldest first
+
+    @property
+    def agent(self) -> str:
+        name = str(self.record.get("agent") or "unknown")
+        version = agent_version(self.system_prompt)
+        return f"{name}@{version}" if version else name
+
+    @property
+    def stack_depth(self) -> int:
+        return len(self.record.get("agent_stack") or [])
+
+    @property
+    def tokens(self) -> int | None:
+        counts = [self.record.get("tokens_in"), self.record.get("tokens_out")]
+        known = [int(c) for c in counts if c is not None]
+        return sum(known) if known else None
+
+    @property
+    def title(self) -> str:
+        return one_line(self.plan.title) if self.plan else f"Turn {self.name}"
+
+
+@dataclass
+class BuiltLog:
+    log: SessionLog
+    subagents: dict[str, SessionLog] = field(default_factory=dict)  # id -> its own log
+
+
+def agent_version(system_prompt: str | None) -> str | None:
+    """`version="..."` of the prompt's root element; else a short hash of the prompt, so
+    that a changed prompt shows as a new version."""
+    if not system_prompt:
+        return None
+    match = _VERSION.search(system_prompt[:2000])
+    return match[1] if match else hashlib.sha1(system_prompt.encode()).hexdigest()[:7]
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def cut(text: str, limit: int = SUMMARY_LIMIT) -> str:
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# ---- the log ----------------------------------------------------------------------------------
+
+
+def build_log(base: SessionMeta, turns: Sequence[TurnFiles], mode: SubagentMode) -> BuiltLog:
+    """The log of a branch whose turns are `turns` (oldest first). `base` gives what the
+    turns cannot: id, start, status, channel, end, resume point."""
+    subagents: dict[str, SessionLog] = {}
+    phases: list[Phase] = []
+    entries: list[SubagentEntry] = []
+    for index, segment in _segments(turns):
+        turn = turns[index]
+        phase = build_phase(turn, turns[index + 1 :], base.channel)
+        if segment:
+            sub = _subagent_log(base, turn, segment)
+            entries.append(_entry(sub, segment))
+            phase = phase.model_copy(
+                update={"blocks": [*phase.blocks, subagent_callout(sub, segment, mode)]}
+            )
+            if mode != "inline":
+                subagents[sub.meta.session_id] = sub
+        phases.append(phase)
+    meta = base.model_copy(update={**_derived(turns), "subagents": entries})
+    return BuiltLog(SessionLog(meta=meta, phases=phases), subagents)
+
+
+def _segments(turns: Sequence[TurnFiles]) -> list[tuple[int, list[TurnFiles]]]:
+    """Top-level turns, each with the subagent turns that follow it (its INVOKE's work)."""
+    result: list[tuple[int, list[TurnFiles]]] = []
+    for index, turn in enumerate(turns):
+        if turn.stack_depth > 0 and result:
+            result[-1][1].append(turn)
+        else:
+            result.append((index, []))
+    return result
+
+
+def _derived(turns: Sequence[TurnFiles]) -> dict[str, Any]:
+    models = Counter(str(t.record["model"]) for t in turns if t.record.get("model"))
+    return {
+        "participants": list(dict.fromkeys(t.agent for t in turns)),
+        "model": models.most_common(1)[0][0] if models else None,
+        "tokens_used": sum(t.tokens or 0 for t in turns),
+    }
+
+
+# ---- subagents --------------------------------------------------------------------------------
+
+
+def _subagent_log(base: SessionMeta, invoker: TurnFiles, segment: list[TurnFiles]) -> SessionLog:
+    first, last = segment[0], segment[-1]
+    concluded = _concluded(last)
+    meta = SessionMeta.model_validate(
+        {
+            "session_id": f"{base.session_id}.{first.name}-{first.record.get('agent')}",
+            "started": str(first.record.get("planned_at") or base.started),
+            "ended": str(last.record.get("executed_at")) if concluded else None,
+            "status": "completed" if concluded else "active",
+            "channel": base.channel,
+            "parent_session": base.session_id,
+            **_derived(segment),
+        }
+    )
+    phases = [build_phase(t, segment[i + 1 :], base.channel) for i, t in enumerate(segment)]
+    return SessionLog(meta=meta, phases=phases)
+
+
+def _concluded(turn: TurnFiles) -> bool:
+    return any(
+        log.action_type == "CONCLUDE" and log.status == "SUCCESS"
+        for log in (turn.report.action_logs if turn.report else [])
+    )
+
+
+def _entry(sub: SessionLog, segment: list[TurnFiles]) -> SubagentEntry:
+    return SubagentEntry(
+        session=sub.meta.session_id,
+        agent=segment[0].agent,
+        model=sub.meta.model,
+        tokens=sub.meta.tokens_used,
+    )
+
+
+def subagent_callout(sub: SessionLog, segment: list[TurnFiles], mode: SubagentMode) -> Callout:
+    model = f" ({sub.meta.model})" if sub.meta.model else ""
+    title = f"@{segment[0].agent}{model}"
+    if mode == "inline":
+        work = "\n\n".join(render_phase(phase, level=3) for phase in sub.phases)
+        return Callout(kind="subagent", title=title, body=f"mode: inline\n{work}")
+    if mode == "embed":
+        return Callout(
+            kind="subagent", title=title, body=f"mode: embed\n![[{sub.meta.session_id}]]"
+        )
+    summary = _conclusion(segment[-1]) or f"in progress after {len(segment)} turn(s)"
+    body = f"mode: link\n[[{sub.meta.session_id}]]\nSummary: {cut(summary, 300)}"
+    return Callout(kind="subagent", title=title, body=body)
+
+
+def _conclusion(turn: TurnFiles) -> str | None:
+    for log in turn.report.action_logs if turn.report else []:
+        if log.action_type == "CONCLUDE" and log.status == "SUCCESS":
+            return str(log.params.get("message") or "concluded")
+    return None
+
+
+# ---- one phase --------------------------------------------------------------------------------
+
+
+def build_phase(turn: TurnFiles, later: Sequence[TurnFiles], channel: str) -> Phase:
+    cost = turn.record.get("cost")
+    return Phase(
+        title=turn.title,
+        agent=turn.agent,
+        channel=channel,
+        turn=turn.name,
+        time=str(turn.record.get("planned_at") or ""),
+        status=str(turn.record.get("status") or "planned"),
+        model=turn.record.get("model") or None,
+        tokens=turn.tokens,
+        cost=float(cost) if cost is not None else None,
+        blocks=phase_blocks(turn, later),
+    )
+
+
+def phase_blocks(turn: TurnFiles, later: Sequence[TurnFiles]) -> list[Block]:
+    blocks: list[Block] = []
+    if turn.user_prompt and turn.user_prompt.strip():
+        acted = f"planned by @{turn.agent} as “{turn.title}”"
+        blocks.append(user_callout(turn.user_prompt.strip("\n"), acted))
+    blocks += _retry_errors(turn)
+    blocks += _plan_decisions(turn)
+    logs = turn.report.action_logs if turn.report else []
+    if logs:
+        blocks.append(ToolCalls(calls=[tool_call(log) for log in logs]))
+    blocks += [_failure(log, later) for log in logs if log.status == "FAILURE"]
+    blocks += _user_interventions(logs)
+    tasks = dashboard_tasks(turn.plan.rationale) if turn.plan else None
+    if tasks:
+        blocks.append(tasks)
+    return blocks
+
+
+def _retry_errors(turn: TurnFiles) -> list[Block]:
+    """Replies that were not valid plans, and the retry that repaired them."""
+    blocks: list[Block] = []
+    for number, problems in enumerate(turn.problems, start=1):
+        failure = f"Reply {number} was not a valid plan:\n{problems.strip()}"
+        fixed = turn.plan is not None  # only a valid plan is recorded as the turn's
+        how = f"reply {number + 1} was re-prompted with these problems and validated"
+        blocks.append(error_callout(failure, turn.name if fixed else None, how if fixed else None))
+    return blocks
+
+
+def _plan_decisions(turn: TurnFiles) -> list[Block]:
+    blocks: list[Block] = []
+    direction = justification(turn.plan.rationale) if turn.plan else ""
+    if direction:
+        blocks.append(Callout(kind="decision", body=direction))
+    memos = [f"[{m.op}] {m.text}" for m in turn.plan.memos] if turn.plan else []
+    if memos:
+        decision = turn.report.memos.decision if turn.report else "none"
+        verb = {"approved": "approved", "rejected": "rejected by the user"}.get(
+            decision, "proposed"
+        )
+        blocks.append(Callout(kind="decision", body=f"Memos {verb}:\n" + "\n".join(memos)))
+    for log in turn.report.action_logs if turn.report else []:
+        if log.status == "REJECTED" and not log.reason:
+            blocks.append(
+                Callout(
+                    kind="decision",
+                    body=f"The user rejected `{call_text(log)}` without a reason; it was not run.",
+                )
+            )
+    return blocks
+
+
+def justification(rationale: str) -> str:
+    """The plan's chosen direction: its `### 2. Justification` section (else its first
+    paragraph)."""
+    match = re.search(
+        r"^#+\s*(?:\d+\.\s*)?Justification\s*\n(?P<text>.*?)(?=^#+\s|\Z)",
+        rationale,
+        re.MULTILINE | re.DOTALL,
+    )
+    text = match["text"] if match else rationale.strip().split("\n\n")[0]
+    return text.strip()
+
+
+def _user_interventions(logs: Sequence[ActionLog]) -> list[Block]:
+    blocks: list[Block] = []
+    for log in logs:
+        if log.status == "REJECTED" and log.reason:
+            acted = f"rejected `{call_text(log)}`; it was not run"
+            blocks.append(user_callout(log.reason, acted))
+        reply = log.details.get("reply") if log.action_type == "CHAT_WITH_USER" else None
+        if reply:
+            question = cut(str(log.params.get("message") or ""), 80)
+            acted = f"answer to “{question}”; it became the next turn's message"
+            blocks.append(user_callout(str(reply), acted))
+    return blocks
+
+
+def _failure(log: ActionLog, later: Sequence[TurnFiles]) -> Callout:
+    call = call_text(log)
+    lines = [f"`{call}` failed: {summary_of(log)}"]
+    output = str(log.details.get("stderr") or log.details.get("stdout") or "").strip()
+    if output:
+        lines += output.splitlines()[-10:]
+    fixer = next((t for t in later if _succeeded(t, call)), None)
+    return error_callout(
+        "\n".join(lines), fixer.name if fixer else None, fixer.title if fixer else None
+    )
+
+
+def _succeeded(turn: TurnFiles, call: str) -> bool:
+    logs = turn.report.action_logs if turn.report else []
+    return any(log.status == "SUCCESS" and call_text(log) == call for log in logs)
+
+
+# ---- tool calls -------------------------------------------------------------------------------
+
+
+def tool_call(log: ActionLog) -> ToolCall:
+    status = _CALL_STATUS.get(log.status, "rejected")
+    return ToolCall(call=call_text(log), summary=cut(summary_of(log)), status=status)  # type: ignore[arg-type]
+
+
+def call_text(log: ActionLog) -> str:
+    """`EDIT src/app.py`, `EXECUTE pytest -q`, `INVOKE architect`: one line."""
+    params = log.params
+    target = next(
+        (params[key] for key in ("path", "resource", "command", "agent") if params.get(key)),
+        None,
+    )
+    if target is None and params.get("queries"):
+        target = " | ".join(str(q) for q in params["queries"])
+    if target is None and log.action_type == "CHAT_WITH_USER":
+        target = params.get("message")
+    text = f"{log.action_type} {one_line(str(target))}" if target else log.action_type
+    return cut(text, 200)
+
+
+def summary_of(log: ActionLog) -> str:
+    if log.status == "REJECTED":
+        return f"rejected: {log.reason}" if log.reason else "rejected"
+    if log.status == "SKIPPED":
+        return log.reason or "skipped: an earlier action failed"
+    return log.summary or str(log.details.get("error") or log.status.lower())

@@ -1,0 +1,144 @@
+"""What a turn's model sees (pure): the context cascade, resource lists, and `_context.log`.
+
+Context files list one resource per line: a path, a glob or an http(s) URL; `#` at the start
+of a line or after a space starts a comment. The cascade merges `.teddy/global.context`, the
+session's `session.context` and the turn's `turn.context` (what the previous turn had, plus
+its READs, minus its PRUNEs). The previous completed turn's plan, report and prompt come
+along automatically (spec 002), and `--context-depth N` adds N turns before it.
+"""
+
+import fnmatch
+import re
+from dataclasses import dataclass
+
+from git_teddy.artifacts.plan.fences import fence_for
+from git_teddy.artifacts.report import ExecutionReport
+
+COMMENT = re.compile(r"(?:^|\s)#")
+GLOB_CHARS = set("*?[")
+HISTORY_FILES = ("user_prompt.txt", "plan.md", "report.md")
+
+
+def parse_context(text: str) -> list[str]:
+    entries: list[str] = []
+    for line in text.splitlines():
+        match = COMMENT.search(line)
+        entry = (line[: match.start()] if match else line).strip()
+        if entry and entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+def render_context(entries: list[str]) -> str:
+    return "".join(f"{entry}\n" for entry in entries)
+
+
+def merge(*layers: list[str]) -> list[str]:
+    """The cascade: every entry once, in the order the layers give them."""
+    return list(dict.fromkeys(entry for layer in layers for entry in layer))
+
+
+def next_turn_context(previous: list[str], report: ExecutionReport | None) -> list[str]:
+    """The previous turn's resources with its successful READs added and PRUNEs removed."""
+    entries = list(previous)
+    for log in report.action_logs if report else []:
+        resource = log.params.get("resource")
+        if log.status != "SUCCESS" or not isinstance(resource, str):
+            continue
+        if log.action_type == "READ" and resource not in entries:
+            entries.append(resource)
+        elif log.action_type == "PRUNE":
+            entries = [e for e in entries if e != resource]
+    return entries
+
+
+def is_url(entry: str) -> bool:
+    return entry.startswith(("http://", "https://"))
+
+
+def expand(entries: list[str], project_files: list[str] | None) -> list[str]:
+    """Globs replaced by the project files they match (sorted); paths and URLs kept.
+    `project_files` is needed only when some entry is a glob."""
+    resources: list[str] = []
+    for entry in entries:
+        path = entry.lstrip("/")
+        if is_url(entry) or not GLOB_CHARS & set(path):
+            resources.append(entry if is_url(entry) else path)
+            continue
+        resources.extend(sorted(fnmatch.filter(project_files or [], path)))
+    return list(dict.fromkeys(resources))
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource as the model sees it: its content, or a note saying why there is none."""
+
+    name: str  # a project path, a URL, or `session:<turn>/<file>` for history
+    tokens: int
+    text: str | None
+    note: str | None = None
+
+
+def _language(name: str) -> str:
+    suffix = name.rsplit(".", 1)[-1] if "." in name.rsplit("/", 1)[-1] else ""
+    known = {
+        "md": "markdown",
+        "py": "python",
+        "sh": "shell",
+        "yaml": "yaml",
+        "yml": "yaml",
+        "json": "json",
+        "xml": "xml",
+        "toml": "toml",
+        "js": "javascript",
+        "ts": "typescript",
+    }
+    return known.get(suffix, "text")
+
+
+def _fenced(text: str, language: str = "text") -> str:
+    fence = fence_for(text)
+    return f"{fence}{language}\n{text}{'' if text.endswith(chr(10)) else chr(10)}{fence}\n"
+
+
+def _resource_label(name: str) -> str:
+    if is_url(name) or name.startswith("session:"):
+        return f"`{name}`"
+    return f"`[{name}](/{name})`"
+
+
+def render_resources(resources: list[Resource]) -> str:
+    parts = ["## 5. Resource Contents\n"]
+    for resource in resources:
+        parts.append(f"\n---\n**Resource:** {_resource_label(resource.name)}\n")
+        parts.append(f"**Tokens:** {resource.tokens}\n")
+        if resource.note:
+            parts.append(f"**Note:** {resource.note}\n")
+        if resource.text is not None:
+            parts.append(_fenced(resource.text, _language(resource.name)))
+    return "".join(parts)
+
+
+def render_user_payload(
+    memos: list[str], message: str, resources: list[Resource], encoding: str
+) -> str:
+    """Everything the model gets besides the system prompt, in spec 002's layout."""
+    memo_text = "".join(f"- {memo}\n" for memo in memos) or "(none)\n"
+    total = sum(r.tokens for r in resources)
+    summary = "".join(
+        f"- {_resource_label(r.name)}: {r.tokens} tokens{' (' + r.note + ')' if r.note else ''}\n"
+        for r in resources
+    )
+    return (
+        f"## 2. Memos\n{_fenced(memo_text, 'yaml')}\n"
+        f"## 3. User Message\n{_fenced(message)}\n"
+        f"## 4. Context Summary\n"
+        f"Token counts use the `{encoding}` encoding. Total: {total} tokens in "
+        f"{len(resources)} resource(s).\n\n{summary or '(no resources)'}\n"
+        f"{render_resources(resources)}"
+    )
+
+
+def render_context_log(system_prompt: str, user_payload: str) -> str:
+    """`_context.log`: exactly what the model received, system prompt first."""
+    return f"# Context Log\n\n## 1. System Prompt\n{_fenced(system_prompt, 'xml')}\n{user_payload}"

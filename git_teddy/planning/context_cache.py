@@ -1,0 +1,375 @@
+"""The whole answer of `git teddy context`, cached in the derived-state folder.
+
+Assembling a context needs click, the session store (pydantic) and dulwich, whose imports
+alone cost several times what a warm answer should. So `git teddy context` first looks for
+its answer here, with a few git commands and a lean part of the standard library (no
+dataclasses, typing or hashlib either); any miss, doubt or error runs the full command
+instead, which may then store its answer.
+
+An answer is stored under a key made of everything it depends on: the tree of the user's
+working tree (as a snapshot would record it), the session branches (local and fetched),
+the token-count cache file, the `teddy.*` settings and TEDDY_* variables, the arguments and
+the code of git-teddy itself; the entry also records the session's current-branch marker.
+Only answers the full command would print again are stored: none listing a URL (fetched
+afresh each time), none computed while a tokenizer had to be loaded (a first count may
+resolve another encoding than the next run would), none while anything moved meanwhile.
+Entries are written to a temporary file then renamed, so readers see whole files, and carry
+a checksum: a damaged entry is a miss.
+"""
+
+import codecs
+import functools
+import json
+import os
+import subprocess
+import sys
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+
+from git_teddy import __version__
+from git_teddy.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, TeddyError
+from git_teddy.gitstore.worktree_tree import INDEX_PATH_ARGS, worktree_tree
+from git_teddy.settings import Settings
+
+FORMAT = 1  # bump when an entry's layout or meaning changes
+CACHE_DIR = "context-cache"  # in the derived-state folder
+MAX_ENTRIES = 16  # the newest are kept: recent states of the working tree
+# git_teddy.planning.tokens.CACHE_FILE, not imported: it is slow to import
+TOKENS_FILE = "tokens.json"
+OUTPUTS = ("json", "text")
+
+
+class Miss(Exception):
+    """Nothing to serve: the full command runs."""
+
+
+# ---- what an answer depends on -----------------------------------------------------------------
+
+
+def _git(
+    cwd: Path, args: list[str], extra_env: Mapping[str, str] | None = None, quiet: bool = False
+) -> str:
+    """git's stdout, run as git_teddy.gitstore runs it; a failure is a miss, and so is any
+    warning when `quiet` (for-each-ref warns of the broken refs it leaves out)."""
+    env = {**os.environ, **(extra_env or {})}
+    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0 or (quiet and proc.stderr):
+        raise Miss(f"git {args[0]}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+class Place:
+    """Where a repository keeps what an answer is made from."""
+
+    def __init__(self, cwd: Path) -> None:
+        args = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
+        _git_dir, common, _top, index = _git(cwd, [*args, *INDEX_PATH_ARGS[1:]]).splitlines()
+        self.cwd = cwd
+        self.derived = (cwd / common).resolve() / "teddy"  # GitRepo.derived_dir()
+        self.index = Path(index)  # the user's index, which seeds the snapshot's temporary one
+
+    def tree(self) -> str:
+        """The tree a snapshot of the working tree would record now."""
+        return worktree_tree(
+            lambda args, env: _git(self.cwd, args, env), self.index, self.derived / "tmp"
+        )
+
+    def marker(self, session: str) -> str | None:
+        """The session's current-branch marker (SessionStore.current_branch reads it)."""
+        try:
+            return (self.derived / "sessions" / session / "branch").read_text("utf-8", "replace")
+        except FileNotFoundError:
+            return None
+
+    def markers(self) -> dict[str, str]:
+        folder = self.derived / "sessions"
+        found = {}
+        for session in sorted(os.listdir(folder)) if folder.is_dir() else []:
+            marker = self.marker(session)
+            if marker is not None:
+                found[session] = marker
+        return found
+
+
+class State:
+    """Everything an answer depends on besides the working tree and the arguments."""
+
+    def __init__(self, place: Place) -> None:
+        try:
+            stat = (place.derived / TOKENS_FILE).stat()
+        except FileNotFoundError:
+            # Stored answers all came from a token cache: without one, none can be valid.
+            raise Miss("no token-count cache") from None
+        proc = subprocess.run(
+            ["git", "config", "--get-regexp", r"^teddy\."],
+            cwd=place.cwd,
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode not in (0, 1) or proc.stderr:  # 1: no teddy.* setting at all
+            raise Miss("git config failed")
+        values: dict[str, list[str]] = {}
+        for line in proc.stdout.splitlines():  # as GitRepo.config reads them
+            name, _, value = line.partition(" ")
+            values.setdefault(name.lower(), []).append(value)
+        try:
+            prefix = Settings.from_env(values).ref_prefix
+        except TeddyError:
+            raise Miss("unusable teddy.refPrefix") from None
+        # Which token-count cache file: it is replaced, never rewritten in place.
+        self.tokens = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns]
+        self.config = proc.stdout
+        self.environ = _environ_digest()
+        self.refs = _session_refs(place.cwd, prefix)
+
+    def parts(self) -> list[object]:
+        return [self.tokens, self.config, self.environ, self.refs]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.parts() == other.parts()
+
+
+def _environ_digest() -> str:
+    """The TEDDY_* variables that override settings, as a digest: TEDDY_API_KEY is one of them,
+    and a secret is never written anywhere. hashlib is slow to import, so only when needed."""
+    found = sorted([k, v] for k, v in os.environ.items() if k.startswith("TEDDY_"))
+    if not found:
+        return ""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(found).encode()).hexdigest()
+
+
+def _session_refs(cwd: Path, prefix: str) -> str:
+    """`<sha> <ref>` lines of the refs SessionStore finds sessions in: `refs/heads/<prefix>...`
+    and `refs/remotes/<remote>/<prefix>...` (other remote branches do not matter)."""
+    listing = ["for-each-ref", "--format=%(objectname) %(refname)"]
+    out = _git(cwd, [*listing, f"refs/heads/{prefix}", "refs/remotes/"], quiet=True)
+    kept = []
+    for line in out.splitlines():
+        ref = line.partition(" ")[2]
+        remote_ref = ref.removeprefix("refs/remotes/")  # <remote>/<prefix>...
+        if remote_ref == ref or remote_ref.partition("/")[2].startswith(prefix):
+            kept.append(f"{line}\n")
+    return "".join(kept)
+
+
+@functools.cache
+def _code_stamp() -> str:
+    """Which git-teddy computed an answer: its version and its source files (size, mtime),
+    so an edited or reinstalled copy never serves another copy's answers."""
+    root = Path(__file__).parent
+    listing = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(f for f in files if f.endswith(".py")):
+            stat = os.stat(os.path.join(folder, name))
+            listing.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return f"{__version__}:{len(listing)}:{zlib.crc32(chr(10).join(listing).encode()):08x}"
+
+
+def cache_key(state: State, tree: str, session_spec: str | None, depth: int) -> str:
+    parts = [FORMAT, _code_stamp(), session_spec, depth, tree, *state.parts()]
+    return json.dumps(parts, ensure_ascii=False)
+
+
+def _entry_path(place: Place, tree: str, key: str) -> Path:
+    """One file per key; the key itself is inside and compared in full."""
+    return place.derived / CACHE_DIR / f"{tree}-{zlib.crc32(key.encode()):08x}.json"
+
+
+def _checksum(fields: list[object]) -> int:
+    return zlib.crc32(json.dumps(fields).encode())
+
+
+# ---- the answer and how it is printed ----------------------------------------------------------
+
+
+class Answer:
+    """What `git teddy context` shows: the resources with their token counts, and the total."""
+
+    def __init__(
+        self, session: str, agent: str, encoding: str, resources: list[tuple[str, int, str | None]]
+    ) -> None:
+        self.session, self.agent, self.encoding = session, agent, encoding
+        self.resources = resources
+        self.total = sum(tokens for _, tokens, _ in resources)
+
+    def render(self, output: str) -> str:
+        """What the command prints (`json` for --json, else `text`), without the last newline."""
+        if output == "json":
+            rows = [{"resource": n, "tokens": t, "note": note} for n, t, note in self.resources]
+            data = {
+                "session": self.session,
+                "agent": self.agent,
+                "encoding": self.encoding,
+                "resources": rows,
+                "total_tokens": self.total,
+            }
+            return json.dumps(data, indent=2, ensure_ascii=False)
+        lines = [
+            f"{tokens:>8}  {name}{f'  ({note})' if note else ''}"
+            for name, tokens, note in self.resources
+        ]
+        summary = f"{len(self.resources)} resources, {self.encoding}, agent {self.agent}"
+        return "\n".join([*lines, f"{self.total:>8}  total ({summary})"])
+
+
+# ---- looking up (no click, pydantic nor dulwich) ----------------------------------------------
+
+
+def lookup(cwd: Path, session_spec: str | None, depth: int, output: str) -> str:
+    """The stored output for the repository at `cwd` as it is now, or Miss."""
+    place = Place(cwd)
+    if not (place.derived / CACHE_DIR).is_dir():
+        raise Miss("nothing stored yet")
+    state = State(place)
+    tree = place.tree()
+    key = cache_key(state, tree, session_spec, depth)
+    try:
+        entry = json.loads(_entry_path(place, tree, key).read_bytes())
+        fields = [entry["key"], entry["session"], entry["marker"]]
+        fields += [entry[name] for name in OUTPUTS]
+        valid = entry["check"] == _checksum(fields)
+    except (OSError, ValueError, TypeError, KeyError):
+        raise Miss("no entry, or a damaged one") from None
+    session, text = entry["session"], entry[output]
+    if not valid or entry["key"] != key or not isinstance(text, str):
+        raise Miss("a damaged entry, or another key's")
+    if not isinstance(session, str) or "/" in session or session.startswith("."):
+        raise Miss("a damaged entry")
+    if place.marker(session) != entry["marker"]:
+        raise Miss("the session's current branch changed")
+    return text
+
+
+def parse_args(argv: list[str]) -> tuple[str | None, int, bool] | None:
+    """`context`'s options (session, depth, --json) when plainly given; None for anything
+    else, which the full command (click) then parses and reports on."""
+    session, depth, as_json = None, 0, False
+    rest = list(argv)
+    while rest:
+        arg = rest.pop(0)
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg == "--json":
+            as_json = True
+            continue
+        if name not in ("-s", "--session", "--context-depth"):
+            return None
+        if not eq:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if name == "--context-depth":
+            if not (value.isascii() and value.isdigit()):
+                return None
+            depth = int(value)
+        elif not value or value.startswith("-"):
+            return None
+        else:
+            session = value
+    return session, depth, as_json
+
+
+def serve(argv: list[str]) -> int | None:
+    """Answer `git teddy context ARGV` from the cache: the exit code, or None to run the
+    full command. Prints exactly what the full command would (click.echo on a UTF-8 stdout)."""
+    try:
+        parsed = parse_args(argv)
+        if parsed is None or sys.stdout is None:
+            return None
+        session_spec, depth, as_json = parsed
+        out = lookup(Path.cwd(), session_spec, depth, "json" if as_json else "text") + "\n"
+        stream = sys.stdout
+        if codecs.lookup(stream.encoding).name != "utf-8" or "\x1b" in out:
+            return None  # click would re-encode or strip escape codes: let it
+        out.encode(stream.encoding, stream.errors or "strict")  # a failure: let click fail
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # a miss, or anything unexpected: the full command decides
+        return None
+    try:
+        stream.write(out)
+        stream.flush()
+    except BrokenPipeError:
+        sys.stderr.close()  # the reader went away (e.g. `| head`), as the full command does
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
+# ---- storing (after the full command) -----------------------------------------------------
+
+
+class Watch:
+    """Observes what the full command's answer depends on before it runs, so that the answer
+    is stored only if nothing moved while it was computed."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.place = Place(cwd)
+        self.state = State(self.place)
+        self.markers = self.place.markers()
+
+    @classmethod
+    def start(cls, cwd: Path) -> "Watch | None":
+        """None when no answer could be stored (no token cache yet, not a repository...)."""
+        try:
+            return cls(cwd)
+        except (Miss, OSError, ValueError):
+            return None
+
+    def remember(self, tree: str, session_spec: str | None, depth: int, answer: Answer) -> bool:
+        """Store `answer` (computed from the working tree `tree`) if the full command would
+        print it again; True when stored."""
+        from git_teddy.planning.context import is_url
+        from git_teddy.planning.tokens import TokenCounter
+
+        if TokenCounter.tokenizer_needed or any(is_url(name) for name, _, _ in answer.resources):
+            return False
+        try:
+            if State(self.place) != self.state or self.place.markers() != self.markers:
+                return False
+        except (Miss, OSError, ValueError):
+            return False
+        key = cache_key(self.state, tree, session_spec, depth)
+        session, marker = answer.session, self.markers.get(answer.session)
+        outputs = {output: answer.render(output) for output in OUTPUTS}
+        check = _checksum([key, session, marker, *outputs.values()])
+        entry = {"key": key, "session": session, "marker": marker, **outputs, "check": check}
+        return _write_entry(_entry_path(self.place, tree, key), entry)
+
+
+def _write_entry(path: Path, entry: Mapping[str, object]) -> bool:
+    """Atomically (a temporary file renamed), then drop the oldest entries past the limit.
+    A derived folder that cannot be written costs speed, nothing else."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(entry, handle, separators=(",", ":"))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        _prune(path.parent)
+    except OSError:
+        return False
+    return True
+
+
+def _prune(folder: Path) -> None:
+    entries = []
+    for path in folder.iterdir():
+        try:
+            entries.append((path.stat().st_mtime_ns, path))
+        except FileNotFoundError:
+            continue  # another process pruned it
+    for _, path in sorted(entries, reverse=True)[MAX_ENTRIES:]:
+        path.unlink(missing_ok=True)

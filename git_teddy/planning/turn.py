@@ -1,0 +1,469 @@
+"""`git teddy plan`: assemble the context, ask the model, validate (re-prompting with the
+problems), and record the turn. `git teddy context` shows the same context without a model."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import click
+
+from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
+from git_teddy.artifacts.plan import Plan, Problem, check_plan, format_problems, sanitize
+from git_teddy.artifacts.report import ExecutionReport, parse_report
+from git_teddy.artifacts.sessionlog.parse import parse_log
+from git_teddy.artifacts.sessionlog.window import resume_history
+from git_teddy.artifacts.trailers import parse_trailers
+from git_teddy.errors import TeddyError
+from git_teddy.gitstore import snapshot_worktree
+from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
+from git_teddy.planning.agents import agent_prompt
+from git_teddy.planning.context import (
+    HISTORY_FILES,
+    Resource,
+    expand,
+    is_url,
+    merge,
+    next_turn_context,
+    parse_context,
+    render_context,
+    render_context_log,
+    render_user_payload,
+)
+from git_teddy.planning.handoff import Handoff, next_handoff, prompt_with_handoff
+from git_teddy.planning.pipelines import (
+    load_pipeline,
+    pipeline_files,
+    providers_from_settings,
+    run_pipeline,
+    step_system,
+)
+from git_teddy.planning.tokens import TokenCounter
+from git_teddy.planning.web import fetch_text
+from git_teddy.redact import summarize
+from git_teddy.session.store import SESSION_CONTEXT, SESSION_LOG, redact_files
+from git_teddy.session.turns import (
+    TurnRecord,
+    current_snapshot,
+    ensure_no_pending,
+    previous_record,
+    record_plan,
+    snapshot_for_next_turn,
+)
+from git_teddy.session.workspace import Workspace
+
+DEFAULT_MAX_RETRIES = 2
+DEFAULT_MAX_RESOURCE_BYTES = 500_000
+DEFAULT_CONTEXT_WINDOW = 128_000  # tokens; teddy.contextWindow
+REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
+GLOBAL_CONTEXT = ".teddy/global.context"
+
+
+@dataclass
+class TurnInputs:
+    """Everything the model will be shown for a turn, and where it came from."""
+
+    agent: str
+    handoff: Handoff
+    base: str  # the snapshot the turn starts from
+    turn_context: list[str]  # this turn's own layer of the cascade (`turn.context`)
+    resources: list[Resource]
+    memos: list[str]
+    system_prompt: str
+    encoding: str
+    history: list[str] = field(default_factory=list)  # turns whose artifacts are included
+
+    def payload(self, message: str) -> str:
+        prompt = prompt_with_handoff(message, self.handoff)
+        return render_user_payload(self.memos, prompt, self.resources, self.encoding)
+
+
+# ---- reading what the context names ----------------------------------------------------------
+
+
+def _project_resources(
+    ws: Workspace, tree: str, paths: list[str], counter: TokenCounter, with_text: bool
+) -> list[Resource]:
+    """Files of the snapshot with their token counts. A count cached for a blob id needs no
+    reading when the text is not wanted (`git teddy context`); misses are counted together."""
+    cap = ws.settings.get_int("teddy.maxResourceBytes", DEFAULT_MAX_RESOURCE_BYTES)
+    ids = ws.repo.blob_ids(tree, paths)
+    resources: dict[str, Resource] = {}
+    to_count: list[tuple[str, str, str | None]] = []  # path, text, note
+    for path in paths:
+        blob = ids.get(path)
+        if blob is None:
+            resources[path] = Resource(path, 0, None, "missing: no such file in the project")
+            continue
+        cached = counter.cached(blob)
+        if cached is not None and not with_text:
+            resources[path] = Resource(path, cached, None)
+            continue
+        data = ws.repo.read_object(blob)
+        if b"\0" in data[:8000]:
+            resources[path] = Resource(
+                path, 0, None, f"binary file ({len(data)} bytes), not included"
+            )
+            continue
+        note = (
+            f"cut at {cap} of {len(data)} bytes (teddy.maxResourceBytes)"
+            if len(data) > cap
+            else None
+        )
+        text = data[:cap].decode("utf-8", "replace")
+        if cached is not None and note is None:
+            resources[path] = Resource(path, cached, text)
+        else:
+            to_count.append((path, text, note))
+    counts = counter.count_many(
+        [(text, None if note else ids[path]) for path, text, note in to_count]
+    )
+    for (path, text, note), tokens in zip(to_count, counts, strict=True):
+        resources[path] = Resource(path, tokens, text if with_text else None, note)
+    return [resources[path] for path in paths]
+
+
+def _url_resource(ws: Workspace, url: str, counter: TokenCounter) -> Resource:
+    cap = ws.settings.get_int("teddy.maxResourceBytes", DEFAULT_MAX_RESOURCE_BYTES)
+    fetched = fetch_text(
+        url, timeout=float(ws.settings.get_int("teddy.fetch.timeout", 20)), max_bytes=cap
+    )
+    if fetched.text is None:
+        return Resource(url, 0, None, f"could not be fetched: {fetched.error}")
+    return Resource(url, counter.count(fetched.text), fetched.text, fetched.error)
+
+
+def _completed_turns(ws: Workspace, session: str, branch: str) -> list[str]:
+    """Turns with a report on `branch`, newest first."""
+    turns = []
+    for info in ws.repo.first_parent_history(ws.store.branches(session)[branch]):
+        trailers = parse_trailers(info.message)
+        if trailers.get("Teddy-Phase") == "report":
+            turns.append(trailers["Teddy-Turn"])
+    return turns
+
+
+def _history(
+    ws: Workspace, session: str, branch: str, depth: int, counter: TokenCounter
+) -> tuple[list[str], list[Resource]]:
+    """Spec 002: the previous completed turn's prompt, plan and report, and `depth` more."""
+    tip_tree = ws.repo.read_commit(ws.store.branches(session)[branch]).tree
+    turns = _completed_turns(ws, session, branch)[: depth + 1]
+    resources = []
+    for turn in reversed(turns):
+        for name in HISTORY_FILES:
+            data = ws.repo.read_file(tip_tree, f"{turn}/{name}")
+            if data is not None:
+                text = data.decode("utf-8", "replace")
+                resources.append(Resource(f"session:{turn}/{name}", counter.count(text), text))
+    return turns, resources
+
+
+def _previous_layer(
+    ws: Workspace, session: str, branch: str
+) -> tuple[list[str], ExecutionReport | None]:
+    tip = ws.repo.read_commit(ws.store.branches(session)[branch])
+    turn = ws.store.last_turn_trailers(session, branch).get("Teddy-Turn")
+    if not turn:
+        return [], None
+    context = ws.repo.read_file(tip.tree, f"{turn}/turn.context") or b""
+    report_text = ws.repo.read_file(tip.tree, f"{turn}/report.md")
+    report = parse_report(report_text.decode()) if report_text else None
+    return parse_context(context.decode("utf-8", "replace")), report
+
+
+def token_counter(ws: Workspace) -> TokenCounter:
+    """Counts with `teddy.tokenizer`, cached by blob id in the derived-state folder."""
+    encoding = ws.settings.get("teddy.tokenizer", "o200k_base") or "o200k_base"
+    return TokenCounter(encoding, ws.repo.derived_dir())
+
+
+def gather_inputs(
+    ws: Workspace,
+    session: str,
+    branch: str,
+    base: str,
+    agent: str | None,
+    depth: int,
+    with_text: bool = True,
+    turn_context: list[str] | None = None,
+) -> TurnInputs:
+    """`turn_context` replaces the layer the previous turn would give (for branches)."""
+    repo, store = ws.repo, ws.store
+    tree = repo.read_commit(base).tree
+    previous_entries, report = _previous_layer(ws, session, branch)
+    previous = previous_record(store, session, branch)
+    handoff = next_handoff(
+        agent,
+        previous.agent if previous else None,
+        previous.agent_stack if previous else [],
+        report,
+    )
+    if turn_context is None:
+        turn_context = merge(next_turn_context(previous_entries, report), handoff.resources)
+    session_tree = repo.read_commit(store.branches(session)[branch]).tree
+    layers = [
+        parse_context((repo.read_file(tree, GLOBAL_CONTEXT) or b"").decode("utf-8", "replace")),
+        parse_context((repo.read_file(session_tree, SESSION_CONTEXT) or b"").decode()),
+        turn_context,
+    ]
+    entries = merge(*layers)
+    needs_files = any(set("*?[") & set(e) for e in entries if not is_url(e))
+    names = expand(entries, repo.list_files(tree) if needs_files else None)
+    counter = token_counter(ws)
+    files = _project_resources(ws, tree, [n for n in names if not is_url(n)], counter, with_text)
+    by_name = {r.name: r for r in files}
+    resources = [_url_resource(ws, n, counter) if is_url(n) else by_name[n] for n in names]
+    history, history_resources = _history(ws, session, branch, depth, counter)
+    counter.save()
+    chosen = handoff.agent
+    memos = parse_memos((repo.read_file(tree, MEMOS_PATH) or b"").decode("utf-8", "replace"))
+    return TurnInputs(
+        agent=chosen,
+        handoff=handoff,
+        base=base,
+        turn_context=turn_context,
+        resources=resources + history_resources,
+        memos=memos,
+        system_prompt=agent_prompt(chosen, lambda path: repo.read_file(tree, path)),
+        encoding=counter.encoding_label,
+        history=history,
+    )
+
+
+# ---- asking the model ------------------------------------------------------------------------
+
+
+class FileReply:
+    """The reply is a file the user already has (`--from-file`): no model is called."""
+
+    name, model = "manual", "manual"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def complete(self, system: str, messages: list[ChatMessage]) -> Completion:
+        return Completion(text=self.text, model=self.model, provider=self.name)
+
+
+def retry_message(problems: list[Problem]) -> str:
+    return (
+        "Your plan could not be used. Fix every problem below and reply with the complete "
+        "corrected plan, nothing else.\n\n" + format_problems(problems)
+    )
+
+
+@dataclass
+class Attempt:
+    completion: Completion
+    problems: list[Problem]
+
+
+def ask_for_plan(
+    provider: Provider, system: str, payload: str, retries: int, echo: Callable[[str], None]
+) -> tuple[Plan | None, list[Attempt]]:
+    messages = [ChatMessage(role="user", content=payload)]
+    attempts: list[Attempt] = []
+    for number in range(retries + 1):
+        completion = provider.complete(system, messages)
+        plan, problems = check_plan(completion.text)
+        attempts.append(Attempt(completion, problems))
+        if plan is not None:
+            return plan, attempts
+        if isinstance(provider, FileReply) or number == retries:
+            break  # nobody to re-prompt (the file is what it is), or the budget is spent
+        echo(f"attempt {number + 1}: the plan has {len(problems)} problem(s); asking again")
+        messages += [
+            ChatMessage(role="assistant", content=completion.text),
+            ChatMessage(role="user", content=retry_message(problems)),
+        ]
+    return None, attempts
+
+
+def _usage(attempts: list[Attempt]) -> dict[str, object]:
+    def total(values: list[int | float | None]) -> int | float | None:
+        known = [v for v in values if v is not None]
+        return sum(known) if known else None
+
+    return {
+        "model": attempts[-1].completion.model,
+        "tokens_in": total([a.completion.tokens_in for a in attempts]),
+        "tokens_out": total([a.completion.tokens_out for a in attempts]),
+        "cost": total([a.completion.cost for a in attempts]),
+    }
+
+
+def _attempt_files(attempts: list[Attempt]) -> dict[str, bytes]:
+    """Every reply and its problems: `attempts/01.md`, `attempts/01.problems.txt`, ..."""
+    files = {}
+    for number, attempt in enumerate(attempts, start=1):
+        files[f"attempts/{number:02d}.md"] = attempt.completion.text.encode()
+        if attempt.problems:
+            files[f"attempts/{number:02d}.problems.txt"] = format_problems(
+                attempt.problems
+            ).encode()
+    return files
+
+
+def _keep_failed(ws: Workspace, session: str, turn: str, attempts: list[Attempt]) -> str:
+    """Replies cost tokens: an unusable plan is kept (never pushed) for the user to fix."""
+    parent = ws.repo.derived_dir() / "failed-plans" / session
+    number = 1
+    while (parent / f"{turn}-{number}").exists():
+        number += 1
+    folder = parent / f"{turn}-{number}"
+    folder.mkdir(parents=True)
+    for name, data in _attempt_files(attempts).items():
+        (folder / name.removeprefix("attempts/")).write_bytes(data)
+    return str(folder)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What asking the model (or a pipeline of models) gave, and what it was sent last."""
+
+    plan: Plan | None
+    attempts: list[Attempt]
+    system: str
+    payload: str
+    usage: dict[str, object]
+    files: dict[str, bytes]  # extra files for the turn folder (a pipeline's steps)
+
+
+def _ask_pipeline(
+    ws: Workspace,
+    base: str,
+    name: str,
+    message: str,
+    payload: str,
+    retries: int,
+    echo: Callable[[str], None],
+) -> Asked:
+    """Spec 001: each step gets the context and the previous step's output; the last plans.
+    `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
+    tree = ws.repo.read_commit(base).tree
+
+    def read(path: str) -> bytes | None:
+        return ws.repo.read_file(tree, path)
+
+    pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
+    providers = providers_from_settings(ws.settings, ws.repo.derived_dir())
+    run = run_pipeline(
+        pipeline, message, payload, lambda step: step_system(step, read), providers, echo, retries
+    )
+    last = run.last
+    return Asked(run.plan, run.attempts, last.system, last.user, run.usage(), pipeline_files(run))
+
+
+@dataclass(frozen=True)
+class PlannedTurn:
+    record: TurnRecord
+    plan: Plan
+    attempts: int
+
+    def summary_lines(self) -> list[str]:
+        """What the user is shown of a new plan: title, actions, tokens and cost."""
+        from git_teddy.execute.approval import describe
+
+        record = self.record
+        lines = [f"turn {record.turn} of {record.session} (@{record.agent}): {self.plan.title}"]
+        lines += [f"  {n}. {describe(a)}" for n, a in enumerate(self.plan.actions, start=1)]
+        tokens = f"{record.tokens_in or 0} in, {record.tokens_out or 0} out"
+        cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
+        lines.append(f"  model {record.model}: {tokens}, {cost}, {self.attempts} attempt(s)")
+        return lines
+
+
+def plan_turn(
+    ws: Workspace,
+    session: str,
+    message: str,
+    agent: str | None = None,
+    depth: int = 0,
+    reply_file_text: str | None = None,
+    echo: Callable[[str], None] = click.echo,
+    alternative_to: dict[str, bytes] | None = None,
+    pipeline: str | None = None,
+    resume: bool = False,
+) -> PlannedTurn:
+    """Plan the next turn on the session's current branch. `alternative_to` holds the files
+    of the turn a new conversation branch replaces: its base snapshot and turn.context are
+    reused, so the model sees the same context with the new message. `resume` adds the
+    session's log up to its resume point, within `teddy.contextWindow`."""
+    store = ws.store
+    branch = store.current_branch(session)
+    ensure_no_pending(store, session, branch)
+    original = TurnRecord.from_yaml(alternative_to["turn.yaml"]) if alternative_to else None
+    if original and alternative_to:
+        base = original.base_snapshot
+        context = parse_context(alternative_to.get("turn.context", b"").decode())
+    else:
+        base, context = snapshot_for_next_turn(store, session, branch), None
+    inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
+    if resume:
+        inputs = with_resume_history(ws, session, branch, inputs, message)
+    payload = inputs.payload(message)
+    retries = ws.settings.get_int("teddy.maxRetries", DEFAULT_MAX_RETRIES)
+    if pipeline is not None:
+        if reply_file_text is not None:
+            raise TeddyError(
+                "--pipeline needs models to call; --from-file gives the reply",
+                "use one of --pipeline and --from-file",
+            )
+        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, echo)
+    else:
+        provider: Provider = (
+            FileReply(reply_file_text)
+            if reply_file_text is not None
+            else provider_from_settings(ws.settings, ws.repo.derived_dir())
+        )
+        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, echo)
+        asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
+    plan, attempts = asked.plan, asked.attempts
+    if plan is None:
+        kept = _keep_failed(ws, session, store.next_turn(session, branch), attempts)
+        raise TeddyError(
+            f"the plan is not valid after {len(attempts)} attempt(s):\n"
+            + format_problems(attempts[-1].problems),
+            f"every reply is kept in {kept}; fix the plan and record it with "
+            "`git teddy plan -m MSG --from-file PLAN.md`",
+        )
+    files = {
+        "user_prompt.txt": (message.rstrip("\n") + "\n").encode(),
+        "system_prompt.xml": asked.system.encode(),
+        "turn.context": render_context(inputs.turn_context).encode(),
+        "_context.log": render_context_log(asked.system, asked.payload).encode(),
+        "plan.md": sanitize(attempts[-1].completion.text).encode(),
+        **(_attempt_files(attempts) if len(attempts) > 1 else {}),
+        **asked.files,
+    }
+    if original and alternative_to and "_context.log" in alternative_to:
+        files[f"_context.{original.turn}.log"] = alternative_to["_context.log"]  # to compare
+    files, secrets = redact_files(files)  # before anything reaches the session
+    extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
+    record = record_plan(store, session, branch, files, inputs.agent, base, extra)
+    return PlannedTurn(record, plan, len(attempts))
+
+
+def with_resume_history(
+    ws: Workspace, session: str, branch: str, inputs: TurnInputs, message: str
+) -> TurnInputs:
+    """`inputs` plus the session's log (`session.md`) up to its resume point, cut to what
+    `teddy.contextWindow` leaves after everything else and a reserve for the reply."""
+    tip = ws.repo.read_commit(ws.store.branches(session)[branch])
+    text = (ws.repo.read_file(tip.tree, SESSION_LOG) or b"").decode("utf-8", "replace")
+    counter = token_counter(ws)
+    window = ws.settings.get_int("teddy.contextWindow", DEFAULT_CONTEXT_WINDOW)
+    used = sum(r.tokens for r in inputs.resources) + counter.count(inputs.system_prompt)
+    budget = window - used - counter.count(message) - REPLY_RESERVE
+    history = resume_history(parse_log(text), budget, counter.count)
+    counter.save()
+    resource = Resource(f"session:{SESSION_LOG} (resume)", counter.count(history), history)
+    return replace(inputs, resources=[*inputs.resources, resource])
+
+
+def context_preview(ws: Workspace, session: str, depth: int = 0) -> TurnInputs:
+    """What the next turn would be shown now, without recording anything."""
+    branch = ws.store.current_branch(session)
+    base = snapshot_worktree(
+        ws.repo, "teddy: context preview", current_snapshot(ws.store, session, branch)
+    )
+    return gather_inputs(ws, session, branch, base, None, depth, with_text=False)

@@ -1,0 +1,98 @@
+"""`git teddy blame`: which session and turn last changed each line of a file.
+
+Snapshots form a history on top of the project's commits (each turn's result is a commit on
+the state it started from), so `git blame` of the working tree, as a commit on top of the
+newest turn snapshot holding the file, names for every line the commit that brought it: a
+turn's snapshot, a commit of the user's (which may carry Teddy-* trailers from the hook), or
+nothing yet: the user's own edit.
+"""
+
+from dataclasses import dataclass
+
+from git_teddy.artifacts.paths import PathRefused, confine
+from git_teddy.artifacts.trailers import parse_trailers
+from git_teddy.errors import TeddyError
+from git_teddy.gitstore import snapshot_worktree
+from git_teddy.gitstore.repo import run_git
+from git_teddy.session.workspace import Workspace
+
+UNCOMMITTED = "0" * 40
+
+
+@dataclass(frozen=True)
+class BlameLine:
+    number: int
+    text: str
+    commit: str
+    origin: str  # "<session>/<turn>", "commit <summary>" or "not committed"
+
+
+def _turn_snapshots(ws: Workspace) -> dict[str, tuple[str, int]]:
+    """snapshot id -> ("<session>/<turn>", commit time) for every executed turn."""
+    found: dict[str, tuple[str, int]] = {}
+    for session in ws.store.session_ids():
+        for commit in ws.store.turn_commits(session):
+            if commit.phase == "report" and commit.snapshot:
+                when = ws.repo.read_commit(commit.commit).timestamp
+                found[commit.snapshot] = (f"{session}/{commit.turn}", when)
+    return found
+
+
+def _parse_porcelain(out: str) -> list[tuple[int, str, str, str]]:
+    """(final line number, commit, summary, text) from `git blame --porcelain`."""
+    rows: list[tuple[int, str, str, str]] = []
+    summaries: dict[str, str] = {}
+    commit, number = "", 0
+    for line in out.splitlines():
+        if line.startswith("\t"):
+            rows.append((number, commit, summaries.get(commit, ""), line[1:]))
+        elif line.startswith("summary "):
+            summaries[commit] = line.removeprefix("summary ")
+        else:
+            parts = line.split(" ")
+            if len(parts) >= 3 and len(parts[0]) == 40 and parts[1].isdigit():
+                commit, number = parts[0], int(parts[2])
+    return rows
+
+
+def _origin(
+    ws: Workspace, commit: str, summary: str, turns: dict[str, tuple[str, int]], mine: str
+) -> str:
+    if commit in (UNCOMMITTED, mine) and commit not in turns:
+        return "not committed (your edit)"
+    if commit in turns:
+        return turns[commit][0]
+    trailers = parse_trailers(ws.repo.read_commit(commit).message)
+    if "Teddy-Session" in trailers and "Teddy-Turn" in trailers:
+        return f"{trailers['Teddy-Session']}/{trailers['Teddy-Turn']}"
+    if summary.startswith("teddy: "):
+        return f"your edit, kept by {summary.removeprefix('teddy: ')}"
+    return f"commit: {summary}"
+
+
+def blame(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
+    try:
+        file = confine(ws.repo.toplevel, path)
+    except PathRefused as refused:
+        raise TeddyError(str(refused), "give a path inside the repository") from None
+    if not file.is_file():
+        raise TeddyError(f"{path} is not a file in the working tree", "check the path")
+    rel = file.relative_to(ws.repo.toplevel).as_posix()
+    turns = _turn_snapshots(ws)
+    holding = [s for s in turns if ws.repo.read_blob(ws.repo.read_commit(s).tree, rel)]
+    rev = max(holding, key=lambda s: turns[s][1]) if holding else (ws.repo.head_commit() or "")
+    if not rev:
+        raise TeddyError(f"{rel} has no history yet", "commit it, or let a turn create it")
+    # The working tree as a commit on top of that snapshot: lines it alone brings are the
+    # user's own, not yet in any turn or commit. (git 2.39 can't blame --contents at a rev.)
+    mine = snapshot_worktree(ws.repo, "teddy: blame of the working tree", rev)
+    args = ["blame", "--porcelain"] + (["-L", f"{line},{line}"] if line is not None else [])
+    proc = run_git([*args, mine, "--", rel], ws.repo.cwd, check=False)
+    if proc.returncode != 0:
+        if line is not None and "has only" in proc.stderr:
+            raise TeddyError(f"{rel} has no line {line}", "give a line number inside the file")
+        raise TeddyError(f"git blame failed: {proc.stderr.strip()}", "check the file name")
+    return [
+        BlameLine(number, text, commit, _origin(ws, commit, summary, turns, mine))
+        for number, commit, summary, text in _parse_porcelain(proc.stdout)
+    ]

@@ -1,0 +1,166 @@
+"""A turn's life in the session store: its plan commit, then its report commit.
+
+Planning writes the turn folder (`plan.md`, `user_prompt.txt`, `turn.context`, `turn.yaml`)
+in one commit; executing adds `report.md` and the final `turn.yaml` in a second commit on the
+same branch. Both carry the `Teddy-*` trailers of DESIGN.md section 2.
+"""
+
+from dataclasses import dataclass
+
+import yaml
+from pydantic import BaseModel
+
+from git_teddy.artifacts.trailers import parse_trailers
+from git_teddy.artifacts.yamlio import load_yaml
+from git_teddy.errors import TeddyError
+from git_teddy.session.store import SessionStore
+
+
+class TurnRecord(BaseModel):
+    """`turn.yaml`: what a turn is, beside its files."""
+
+    id: str
+    parent_id: str | None
+    session: str
+    turn: str
+    branch: str
+    agent: str
+    agent_stack: list[str] = []  # agents that invoked this one and wait for a CONCLUDE
+    model: str | None = None
+    status: str = "planned"
+    base_snapshot: str
+    snapshot: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = None
+    planned_at: str
+    executed_at: str | None = None
+    redactions: list[dict[str, object]] = []  # secrets kept out of the plan commit, and where
+
+    def to_yaml(self) -> bytes:
+        return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True).encode()
+
+    @classmethod
+    def from_yaml(cls, data: bytes) -> "TurnRecord":
+        return cls.model_validate(load_yaml(data))
+
+    def trailers(self, phase: str) -> dict[str, str]:
+        values = {
+            "Teddy-Session": self.session,
+            "Teddy-Turn": self.turn,
+            "Teddy-Id": self.id,
+            "Teddy-Parent-Id": self.parent_id,
+            "Teddy-Agent": self.agent,
+            "Teddy-Model": self.model,
+            "Teddy-Phase": phase,
+            "Teddy-Status": self.status,
+            "Teddy-Snapshot": self.snapshot if phase == "report" else None,
+            "Teddy-Tokens-In": self.tokens_in,
+            "Teddy-Tokens-Out": self.tokens_out,
+            "Teddy-Cost": self.cost,
+        }
+        return {key: str(value) for key, value in values.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class PendingTurn:
+    session: str
+    branch: str
+    turn: str
+    record: TurnRecord
+    plan_text: str
+
+
+def current_snapshot(store: SessionStore, session: str, branch: str) -> str:
+    """The project state the branch has reached: the newest snapshot along its history."""
+    tip = store.branches(session)[branch]
+    for info in store.repo.first_parent_history(tip):
+        snapshot = parse_trailers(info.message).get("Teddy-Snapshot")
+        if snapshot:
+            return snapshot
+    raise TeddyError(f"session {session} records no snapshot", "start a new session")
+
+
+def pending_turn(store: SessionStore, session: str, branch: str) -> PendingTurn | None:
+    """The turn on `branch` whose plan has no report yet, if any."""
+    trailers = store.last_turn_trailers(session, branch)
+    if trailers.get("Teddy-Phase") != "plan":
+        return None
+    turn = trailers["Teddy-Turn"]
+    tree = store.repo.read_commit(store.branches(session)[branch]).tree
+    record = store.repo.read_file(tree, f"{turn}/turn.yaml")
+    plan = store.repo.read_file(tree, f"{turn}/plan.md")
+    if record is None or plan is None:
+        raise TeddyError(f"turn {turn} of {session} is incomplete", "plan the turn again")
+    return PendingTurn(session, branch, turn, TurnRecord.from_yaml(record), plan.decode())
+
+
+def ensure_no_pending(store: SessionStore, session: str, branch: str) -> None:
+    """Spec 000's guard: a plan without a report must be executed before the next plan."""
+    pending = pending_turn(store, session, branch)
+    if pending:
+        raise TeddyError(
+            f"turn {pending.turn} has a plan that has not been executed yet",
+            "run `git teddy execute` first (a plan without a report must be executed)",
+        )
+
+
+def snapshot_for_next_turn(store: SessionStore, session: str, branch: str) -> str:
+    """The project state the next turn starts from: the user's files as they are now (hand
+    edits included, so the model sees the real state), on top of the branch's snapshot."""
+    parent = current_snapshot(store, session, branch)
+    turn = store.next_turn(session, branch)
+    return store.take_snapshot(session, f"teddy: state before turn {turn}", parent)
+
+
+def previous_record(store: SessionStore, session: str, branch: str) -> TurnRecord | None:
+    """turn.yaml of the last turn on `branch`, if it has one."""
+    tip = store.repo.read_commit(store.branches(session)[branch])
+    turn = store.last_turn_trailers(session, branch).get("Teddy-Turn")
+    data = store.repo.read_file(tip.tree, f"{turn}/turn.yaml") if turn else None
+    return TurnRecord.from_yaml(data) if data else None
+
+
+def record_plan(
+    store: SessionStore,
+    session: str,
+    branch: str,
+    files: dict[str, bytes],
+    agent: str,
+    base: str,
+    usage: dict[str, object] | None = None,
+) -> TurnRecord:
+    """Commit a new turn's plan on `branch`: `files` go in the turn folder (with turn.yaml).
+    `usage` may give `model`, `tokens_in`, `tokens_out` and `cost`."""
+    ensure_no_pending(store, session, branch)
+    tip = store.last_turn_trailers(session, branch)
+    turn = store.next_turn(session, branch)
+    record = TurnRecord.model_validate(
+        {
+            "id": store.turn_id(session, turn),
+            "parent_id": tip.get("Teddy-Id"),
+            "session": session,
+            "turn": turn,
+            "branch": branch,
+            "agent": agent,
+            "base_snapshot": base,
+            "planned_at": store.now().isoformat(),
+            **(usage or {}),
+        }
+    )
+    turn_files = {f"{turn}/{name}": data for name, data in files.items()}
+    turn_files[f"{turn}/turn.yaml"] = record.to_yaml()
+    subject = f"teddy: {turn} plan"
+    store.commit_files(session, branch, turn_files, subject, record.trailers("plan"))
+    return record
+
+
+def record_report(
+    store: SessionStore, pending: PendingTurn, report: bytes, record: TurnRecord
+) -> str:
+    """Commit a turn's report; `record` is its final turn.yaml (status, snapshot, times)."""
+    files = {f"{pending.turn}/report.md": report, f"{pending.turn}/turn.yaml": record.to_yaml()}
+    subject = f"teddy: {pending.turn} report ({record.status})"
+    return store.commit_files(
+        pending.session, pending.branch, files, subject, record.trailers("report")
+    )

@@ -1,0 +1,22 @@
+"""Opening a repository for a command: where it is, its settings, its session store."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from git_teddy.gitstore import GitRepo
+from git_teddy.session.store import SessionStore
+from git_teddy.settings import Settings
+
+
+@dataclass(frozen=True)
+class Workspace:
+    repo: GitRepo
+    settings: Settings
+    store: SessionStore
+
+
+def open_workspace(cwd: Path | None = None) -> Workspace:
+    repo = GitRepo.discover(cwd)
+    settings = Settings.from_env(repo.config("teddy"))
+    store = SessionStore(repo, settings.ref_prefix, settings.get("teddy.subagentMode"))
+    return Workspace(repo, settings, store)
