@@ -4,7 +4,7 @@ import string
 
 from hypothesis import strategies as st
 
-from git_teddy.plan import (
+from git_teddy.artifacts.plan import (
     ChatWithUser,
     Conclude,
     Create,
@@ -18,7 +18,7 @@ from git_teddy.plan import (
     Read,
     Research,
 )
-from git_teddy.plan.validate import check_rationale
+from git_teddy.artifacts.plan.validate import check_rationale
 
 # Anything but line ends and control characters: code blocks carry it all, fences included.
 _CODE_CHARS = st.characters(

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 from big_plan import big_plan
 
-from git_teddy.plan import check_plan, parse_plan, plan_to_json, problems_to_json, sanitize
+from git_teddy.artifacts.plan import (
+    check_plan,
+    parse_plan,
+    plan_to_json,
+    problems_to_json,
+    sanitize,
+)
 
 CORPUS = Path(__file__).parent.parent / "fixtures" / "plans"
 PLANS = sorted(CORPUS.glob("*.md"))

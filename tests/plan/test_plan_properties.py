@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from plan_strategies import block_text, plans
 
-from git_teddy.plan import check_plan, parse_plan, plan_to_json, render_plan, sanitize
-from git_teddy.plan.fences import fence_for
+from git_teddy.artifacts.plan import check_plan, parse_plan, plan_to_json, render_plan, sanitize
+from git_teddy.artifacts.plan.fences import fence_for
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("PLAN_EXAMPLES", "300")),  # raise it to search harder

@@ -2,8 +2,7 @@
 
 import pytest
 
-from git_teddy.errors import TeddyError
-from git_teddy.plan import (
+from git_teddy.artifacts.plan import (
     ChatWithUser,
     Create,
     Plan,
@@ -16,7 +15,8 @@ from git_teddy.plan import (
     render_plan,
     sanitize,
 )
-from git_teddy.plan.fences import sanitize_with_origin
+from git_teddy.artifacts.plan.fences import sanitize_with_origin
+from git_teddy.errors import TeddyError
 
 RATIONALE = (
     "## Rationale\n````text\n### 1. Synthesis\na\n### 2. Justification\nb\n"
