@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from git_teddy.artifacts.folder import SESSION_LOG, SUBAGENTS_DIR
 from git_teddy.artifacts.names import MAIN_BRANCH
 from git_teddy.artifacts.plan.validate import Problem, format_problems
 from git_teddy.artifacts.sessionlog.model import SessionLog
@@ -16,7 +17,6 @@ from git_teddy.errors import TeddyError
 from git_teddy.learn.cases import CASE_TYPES, Case, dedupe, learn_cases
 from git_teddy.learn.export import EXPORTS, export_jsonl, export_markdown, export_puzzles
 from git_teddy.llm import ChatMessage, provider_from_settings
-from git_teddy.session.logfiles import SESSION_LOG, SUBAGENTS_DIR
 from git_teddy.session.workspace import Workspace, open_workspace
 from git_teddy.workflow.extract import extract_workflow
 from git_teddy.workflow.markup import parse_workflow

@@ -172,9 +172,9 @@ def branch(
     """Start a conversation branch as an alternative to TURN: your files go back to where
     TURN started (saved first), then a new plan on the same context with a new message.
     Later turns go on the new branch."""
+    from git_teddy.artifacts.turn_record import TurnRecord
     from git_teddy.planning.turn import plan_turn
     from git_teddy.session.restore import place_snapshot
-    from git_teddy.session.turns import TurnRecord
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)

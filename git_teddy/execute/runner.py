@@ -19,6 +19,7 @@ from git_teddy.artifacts.report import (
     RunSummary,
     render_report,
 )
+from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import Approver
@@ -27,7 +28,7 @@ from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.store import SessionStore
-from git_teddy.session.turns import PendingTurn, TurnRecord, pending_turn, record_report
+from git_teddy.session.turns import PendingTurn, pending_turn, record_report
 from git_teddy.session.workspace import Workspace
 
 DEFAULT_TIMEOUT = 300

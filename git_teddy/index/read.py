@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from git_teddy.artifacts.folder import SESSION_LOG
 from git_teddy.artifacts.names import is_turn_name
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import refs_fast
@@ -15,8 +16,6 @@ from git_teddy.index.stale import current_branch
 if TYPE_CHECKING:
     from git_teddy.artifacts.sessionlog.model import Phase
     from git_teddy.gitstore.repo import GitRepo
-
-SESSION_LOG = "session.md"
 
 
 def read_facts(

@@ -11,12 +11,13 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
+from git_teddy.artifacts.folder import PLAN, REPORT, USER_PROMPT
 from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.artifacts.report import ExecutionReport
 
 COMMENT = re.compile(r"(?:^|\s)#")
 GLOB_CHARS = set("*?[")
-HISTORY_FILES = ("user_prompt.txt", "plan.md", "report.md")
+HISTORY_FILES = (USER_PROMPT, PLAN, REPORT)
 
 
 def parse_context(text: str) -> list[str]:

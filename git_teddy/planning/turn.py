@@ -6,12 +6,14 @@ from dataclasses import dataclass, field, replace
 
 import click
 
+from git_teddy.artifacts.folder import SESSION_CONTEXT, SESSION_LOG
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
 from git_teddy.artifacts.plan import Plan, Problem, check_plan, format_problems, sanitize
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.window import resume_history
 from git_teddy.artifacts.trailers import parse_trailers
+from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
@@ -39,9 +41,8 @@ from git_teddy.planning.pipelines import (
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.web import fetch_text
 from git_teddy.redact import summarize
-from git_teddy.session.store import SESSION_CONTEXT, SESSION_LOG, redact_files
+from git_teddy.session.store import redact_files
 from git_teddy.session.turns import (
-    TurnRecord,
     current_snapshot,
     ensure_no_pending,
     previous_record,

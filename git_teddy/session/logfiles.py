@@ -1,12 +1,24 @@
 """Regenerating `session.md` (and the subagents' own logs) from a session branch's tree:
-the I/O edge of the session log. The store calls `session_log_files` on every commit."""
+the I/O edge of the session log. The store is given `log_writer(...)` and calls it on every
+session commit; it never builds or renders a log itself."""
 
 from collections.abc import Mapping
 from typing import Any, cast
 
 import yaml
+from pydantic import ValidationError
 
 from git_teddy.artifacts import frontmatter
+from git_teddy.artifacts.folder import (
+    ATTEMPTS_DIR,
+    PLAN,
+    REPORT,
+    SESSION_LOG,
+    SUBAGENTS_DIR,
+    SYSTEM_PROMPT,
+    TURN_RECORD,
+    USER_PROMPT,
+)
 from git_teddy.artifacts.names import is_turn_name, turn_depth
 from git_teddy.artifacts.plan.models import Plan
 from git_teddy.artifacts.plan.parse import check_plan
@@ -14,12 +26,11 @@ from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.build import TurnFiles, build_log
 from git_teddy.artifacts.sessionlog.model import SUBAGENT_MODES, SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
+from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.artifacts.yamlio import load_yaml
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import GitRepo
 
-SESSION_LOG = "session.md"
-SUBAGENTS_DIR = "subagents"
 # What the log keeps from its previous version (the rest is derived from the turns).
 KEPT_FIELDS = ("session_id", "started", "ended", "status", "channel", "resume_point")
 
@@ -32,6 +43,19 @@ def subagent_mode(value: str | None) -> SubagentMode:
             "use inline, link or embed: `git config teddy.subagentMode link`",
         )
     return cast(SubagentMode, mode)
+
+
+class LogWriter:
+    """The session log step of every session commit: the files derived from a branch's new
+    tree (`session.md`, `subagents/<id>.md`). `updates` set frontmatter fields (status,
+    resume_point, ended; session_id, started and channel for a new session)."""
+
+    def __init__(self, repo: GitRepo, mode_setting: str | None) -> None:
+        self.repo = repo
+        self.mode_setting = mode_setting  # teddy.subagentMode, checked when first needed
+
+    def __call__(self, tree: str, updates: Mapping[str, Any]) -> dict[str, bytes]:
+        return session_log_files(self.repo, tree, updates, subagent_mode(self.mode_setting))
 
 
 def session_log_files(
@@ -61,22 +85,23 @@ def read_turn(repo: GitRepo, tree: str, name: str) -> TurnFiles | None:
         data = repo.read_file(tree, f"{name}/{path}")
         return data.decode("utf-8", "replace") if data is not None else None
 
-    record = load_yaml(text("turn.yaml") or "null")
-    if not isinstance(record, dict):
+    try:
+        record = TurnRecord.model_validate(load_yaml(text(TURN_RECORD) or "null"))
+    except (ValidationError, yaml.YAMLError):
         return None  # not a turn folder teddy wrote
-    attempts = repo.list_dir(tree, f"{name}/attempts")
+    attempts = repo.list_dir(tree, f"{name}/{ATTEMPTS_DIR}")
     problems = [
-        text(f"attempts/{file}") or ""
+        text(f"{ATTEMPTS_DIR}/{file}") or ""
         for file in sorted(attempts)
         if file.endswith(".problems.txt")
     ]
     return TurnFiles(
         name=name,
         record=record,
-        plan=_plan(text("plan.md")),
-        report=_report(text("report.md")),
-        user_prompt=text("user_prompt.txt"),
-        system_prompt=text("system_prompt.xml"),
+        plan=_plan(text(PLAN)),
+        report=_report(text(REPORT)),
+        user_prompt=text(USER_PROMPT),
+        system_prompt=text(SYSTEM_PROMPT),
         problems=problems,
     )
 

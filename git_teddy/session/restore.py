@@ -10,10 +10,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from git_teddy.artifacts.folder import TURN_RECORD
+from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore.apply import apply_to_worktree
 from git_teddy.session.store import SessionStore, TurnRef
-from git_teddy.session.turns import TurnRecord, current_snapshot
+from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
 
 HEX = re.compile(r"[0-9a-f]{7,40}")
@@ -81,7 +83,7 @@ def _hand_edited(ws: Workspace, session: str, saved: str) -> bool:
     for commit in store.turn_commits(session):
         known.add(commit.snapshot)
         record = store.repo.read_file(
-            repo.read_commit(commit.commit).tree, f"{commit.turn}/turn.yaml"
+            repo.read_commit(commit.commit).tree, f"{commit.turn}/{TURN_RECORD}"
         )
         if record:
             known.add(TurnRecord.from_yaml(record).base_snapshot)

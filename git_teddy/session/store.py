@@ -11,13 +11,14 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
 import hashlib
 import random
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts import frontmatter
+from git_teddy.artifacts.folder import SESSION_CONTEXT, SESSION_LOG
 from git_teddy.artifacts.names import (
     MAIN_BRANCH,
     branch_of_turn,
@@ -42,9 +43,11 @@ from git_teddy.session.models import (
 if TYPE_CHECKING:
     from git_teddy.artifacts.sessionlog.model import SessionLog
 
-SESSION_LOG = "session.md"
-SESSION_CONTEXT = "session.context"
 CREATE_ATTEMPTS = 20  # each lost race means another session was created: progress
+
+# The files a session commit derives from the branch's new tree (`session.md`...), given the
+# tree id and the frontmatter fields to set. The store writes them; it never renders a log.
+LogStep = Callable[[str, Mapping[str, Any]], Mapping[str, bytes]]
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,10 @@ class TurnRef:
 class SessionStore:
     """Reads and writes the sessions of one repository."""
 
-    def __init__(self, repo: GitRepo, prefix: str, subagent_mode: str | None = None) -> None:
+    def __init__(self, repo: GitRepo, prefix: str, write_log: LogStep) -> None:
         self.repo = repo
         self.prefix = prefix  # e.g. "teddy/"
-        self.subagent_mode = subagent_mode  # teddy.subagentMode: how session.md logs INVOKE
+        self.write_log = write_log  # the session log step of every commit (session.logfiles)
 
     # ---- refs ------------------------------------------------------------------------------
 
@@ -121,12 +124,10 @@ class SessionStore:
 
     def _create_session_once(self, name: str, channel: str, now: datetime) -> str:
         session = new_session_id(now.date(), name, set(self.session_ids()))
-        from git_teddy.artifacts.sessionlog.model import SessionLog, SessionMeta
-        from git_teddy.artifacts.sessionlog.render import render_log
-
         base = self.take_snapshot(session, f"teddy: base snapshot of session {session}")
-        meta = SessionMeta(session_id=session, started=now.isoformat(), channel=channel)
-        files = {SESSION_LOG: render_log(SessionLog(meta=meta)).encode(), SESSION_CONTEXT: b""}
+        files = {SESSION_CONTEXT: b""}
+        meta = {"session_id": session, "started": now.isoformat(), "channel": channel}
+        files.update(self.write_log(self.repo.write_tree(None, files), meta))
         trailers = {
             "Teddy-Session": session,
             "Teddy-Phase": "new",
@@ -334,9 +335,6 @@ class SessionStore:
         branch known only from a remote gets its local branch here, at the fetched tip.
         Nothing reaches a session unredacted: secrets left in `files` become [REDACTED:kind]
         (callers redact first, to report where) and the commit says how many."""
-        from git_teddy.session.logfiles import session_log_files, subagent_mode
-
-        mode = subagent_mode(self.subagent_mode)
         files, findings = redact_files(files)
         ref = self.branch_ref(session, branch)
         local = self.repo.read_ref(ref)
@@ -347,9 +345,7 @@ class SessionStore:
                 f"see its branches with `git teddy show {session}`",
             )
         tree = self.repo.write_tree(self.repo.read_commit(tip).tree, files)
-        log_files, log_findings = redact_files(
-            session_log_files(self.repo, tree, log_updates or {}, mode)
-        )
+        log_files, log_findings = redact_files(self.write_log(tree, log_updates or {}))
         tree = self.repo.write_tree(tree, log_files)
         count = sum(len(found) for found in [*findings.values(), *log_findings.values()])
         if count:

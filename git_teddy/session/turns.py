@@ -2,64 +2,16 @@
 
 Planning writes the turn folder (`plan.md`, `user_prompt.txt`, `turn.context`, `turn.yaml`)
 in one commit; executing adds `report.md` and the final `turn.yaml` in a second commit on the
-same branch. Both carry the `Teddy-*` trailers of DESIGN.md section 2.
+same branch. Both carry the `Teddy-*` trailers (docs/architecture.md, "The git mapping").
 """
 
 from dataclasses import dataclass
 
-import yaml
-from pydantic import BaseModel
-
+from git_teddy.artifacts.folder import PLAN, REPORT, TURN_RECORD
 from git_teddy.artifacts.trailers import parse_trailers
-from git_teddy.artifacts.yamlio import load_yaml
+from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.session.store import SessionStore
-
-
-class TurnRecord(BaseModel):
-    """`turn.yaml`: what a turn is, beside its files."""
-
-    id: str
-    parent_id: str | None
-    session: str
-    turn: str
-    branch: str
-    agent: str
-    agent_stack: list[str] = []  # agents that invoked this one and wait for a CONCLUDE
-    model: str | None = None
-    status: str = "planned"
-    base_snapshot: str
-    snapshot: str | None = None
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost: float | None = None
-    planned_at: str
-    executed_at: str | None = None
-    redactions: list[dict[str, object]] = []  # secrets kept out of the plan commit, and where
-
-    def to_yaml(self) -> bytes:
-        return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True).encode()
-
-    @classmethod
-    def from_yaml(cls, data: bytes) -> "TurnRecord":
-        return cls.model_validate(load_yaml(data))
-
-    def trailers(self, phase: str) -> dict[str, str]:
-        values = {
-            "Teddy-Session": self.session,
-            "Teddy-Turn": self.turn,
-            "Teddy-Id": self.id,
-            "Teddy-Parent-Id": self.parent_id,
-            "Teddy-Agent": self.agent,
-            "Teddy-Model": self.model,
-            "Teddy-Phase": phase,
-            "Teddy-Status": self.status,
-            "Teddy-Snapshot": self.snapshot if phase == "report" else None,
-            "Teddy-Tokens-In": self.tokens_in,
-            "Teddy-Tokens-Out": self.tokens_out,
-            "Teddy-Cost": self.cost,
-        }
-        return {key: str(value) for key, value in values.items() if value is not None}
 
 
 @dataclass(frozen=True)
@@ -88,8 +40,8 @@ def pending_turn(store: SessionStore, session: str, branch: str) -> PendingTurn 
         return None
     turn = trailers["Teddy-Turn"]
     tree = store.repo.read_commit(store.branches(session)[branch]).tree
-    record = store.repo.read_file(tree, f"{turn}/turn.yaml")
-    plan = store.repo.read_file(tree, f"{turn}/plan.md")
+    record = store.repo.read_file(tree, f"{turn}/{TURN_RECORD}")
+    plan = store.repo.read_file(tree, f"{turn}/{PLAN}")
     if record is None or plan is None:
         raise TeddyError(f"turn {turn} of {session} is incomplete", "plan the turn again")
     return PendingTurn(session, branch, turn, TurnRecord.from_yaml(record), plan.decode())
@@ -117,7 +69,7 @@ def previous_record(store: SessionStore, session: str, branch: str) -> TurnRecor
     """turn.yaml of the last turn on `branch`, if it has one."""
     tip = store.repo.read_commit(store.branches(session)[branch])
     turn = store.last_turn_trailers(session, branch).get("Teddy-Turn")
-    data = store.repo.read_file(tip.tree, f"{turn}/turn.yaml") if turn else None
+    data = store.repo.read_file(tip.tree, f"{turn}/{TURN_RECORD}") if turn else None
     return TurnRecord.from_yaml(data) if data else None
 
 
@@ -149,7 +101,7 @@ def record_plan(
         }
     )
     turn_files = {f"{turn}/{name}": data for name, data in files.items()}
-    turn_files[f"{turn}/turn.yaml"] = record.to_yaml()
+    turn_files[f"{turn}/{TURN_RECORD}"] = record.to_yaml()
     subject = f"teddy: {turn} plan"
     store.commit_files(session, branch, turn_files, subject, record.trailers("plan"))
     return record
@@ -159,7 +111,7 @@ def record_report(
     store: SessionStore, pending: PendingTurn, report: bytes, record: TurnRecord
 ) -> str:
     """Commit a turn's report; `record` is its final turn.yaml (status, snapshot, times)."""
-    files = {f"{pending.turn}/report.md": report, f"{pending.turn}/turn.yaml": record.to_yaml()}
+    files = {f"{pending.turn}/{REPORT}": report, f"{pending.turn}/{TURN_RECORD}": record.to_yaml()}
     subject = f"teddy: {pending.turn} report ({record.status})"
     return store.commit_files(
         pending.session, pending.branch, files, subject, record.trailers("report")

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.gitstore import GitRepo
+from git_teddy.session.logfiles import LogWriter
 from git_teddy.session.store import SessionStore
 from git_teddy.settings import Settings
 
@@ -18,5 +19,6 @@ class Workspace:
 def open_workspace(cwd: Path | None = None) -> Workspace:
     repo = GitRepo.discover(cwd)
     settings = Settings.from_env(repo.config("teddy"))
-    store = SessionStore(repo, settings.ref_prefix, settings.get("teddy.subagentMode"))
+    log_step = LogWriter(repo, settings.get("teddy.subagentMode"))
+    store = SessionStore(repo, settings.ref_prefix, log_step)
     return Workspace(repo, settings, store)

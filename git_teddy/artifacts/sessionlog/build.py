@@ -10,7 +10,7 @@ which the invoking phase shows inline, links or embeds (`teddy.subagentMode`).
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from git_teddy.artifacts.sessionlog.model import (
 )
 from git_teddy.artifacts.sessionlog.render import render_phase
 from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks
+from git_teddy.artifacts.turn_record import TurnRecord
 
 SUMMARY_LIMIT = 100
 _VERSION = re.compile(r"<agent_prompt\b[^>]*\bversion=\"([^\"]+)\"")
@@ -41,7 +42,7 @@ class TurnFiles:
     """What the log needs from one turn folder, already read and parsed."""
 
     name: str
-    record: Mapping[str, Any]  # turn.yaml
+    record: TurnRecord  # turn.yaml
     plan: Plan | None = None
     report: ExecutionReport | None = None
     user_prompt: str | None = None
@@ -50,17 +51,17 @@ class TurnFiles:
 
     @property
     def agent(self) -> str:
-        name = str(self.record.get("agent") or "unknown")
+        name = self.record.agent or "unknown"
         version = agent_version(self.system_prompt)
         return f"{name}@{version}" if version else name
 
     @property
     def stack_depth(self) -> int:
-        return len(self.record.get("agent_stack") or [])
+        return len(self.record.agent_stack)
 
     @property
     def tokens(self) -> int | None:
-        counts = [self.record.get("tokens_in"), self.record.get("tokens_out")]
+        counts = [self.record.tokens_in, self.record.tokens_out]
         known = [int(c) for c in counts if c is not None]
         return sum(known) if known else None
 
@@ -130,7 +131,7 @@ def _segments(turns: Sequence[TurnFiles]) -> list[tuple[int, list[TurnFiles]]]:
 
 
 def _derived(turns: Sequence[TurnFiles]) -> dict[str, Any]:
-    models = Counter(str(t.record["model"]) for t in turns if t.record.get("model"))
+    models = Counter(t.record.model for t in turns if t.record.model)
     return {
         "participants": list(dict.fromkeys(t.agent for t in turns)),
         "model": models.most_common(1)[0][0] if models else None,
@@ -146,9 +147,9 @@ def _subagent_log(base: SessionMeta, invoker: TurnFiles, segment: list[TurnFiles
     concluded = _concluded(last)
     meta = SessionMeta.model_validate(
         {
-            "session_id": f"{base.session_id}.{first.name}-{first.record.get('agent')}",
-            "started": str(first.record.get("planned_at") or base.started),
-            "ended": str(last.record.get("executed_at")) if concluded else None,
+            "session_id": f"{base.session_id}.{first.name}-{first.record.agent}",
+            "started": first.record.planned_at or base.started,
+            "ended": str(last.record.executed_at) if concluded else None,
             "status": "completed" if concluded else "active",
             "channel": base.channel,
             "parent_session": base.session_id,
@@ -201,15 +202,15 @@ def _conclusion(turn: TurnFiles) -> str | None:
 
 
 def build_phase(turn: TurnFiles, later: Sequence[TurnFiles], channel: str) -> Phase:
-    cost = turn.record.get("cost")
+    cost = turn.record.cost
     return Phase(
         title=turn.title,
         agent=turn.agent,
         channel=channel,
         turn=turn.name,
-        time=str(turn.record.get("planned_at") or ""),
-        status=str(turn.record.get("status") or "planned"),
-        model=turn.record.get("model") or None,
+        time=turn.record.planned_at,
+        status=turn.record.status or "planned",
+        model=turn.record.model or None,
         tokens=turn.tokens,
         cost=float(cost) if cost is not None else None,
         blocks=phase_blocks(turn, later),

@@ -1,0 +1,53 @@
+"""`turn.yaml`, the turn record (pure): who planned a turn, from which snapshot, what it cost,
+and how it ended; its `Teddy-*` trailers are derived from it."""
+
+import yaml
+from pydantic import BaseModel
+
+from git_teddy.artifacts.yamlio import load_yaml
+
+
+class TurnRecord(BaseModel):
+    """`turn.yaml`: what a turn is, beside its files."""
+
+    id: str
+    parent_id: str | None
+    session: str
+    turn: str
+    branch: str
+    agent: str
+    agent_stack: list[str] = []  # agents that invoked this one and wait for a CONCLUDE
+    model: str | None = None
+    status: str = "planned"
+    base_snapshot: str
+    snapshot: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = None
+    planned_at: str
+    executed_at: str | None = None
+    redactions: list[dict[str, object]] = []  # secrets kept out of the plan commit, and where
+
+    def to_yaml(self) -> bytes:
+        return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True).encode()
+
+    @classmethod
+    def from_yaml(cls, data: bytes) -> "TurnRecord":
+        return cls.model_validate(load_yaml(data))
+
+    def trailers(self, phase: str) -> dict[str, str]:
+        values = {
+            "Teddy-Session": self.session,
+            "Teddy-Turn": self.turn,
+            "Teddy-Id": self.id,
+            "Teddy-Parent-Id": self.parent_id,
+            "Teddy-Agent": self.agent,
+            "Teddy-Model": self.model,
+            "Teddy-Phase": phase,
+            "Teddy-Status": self.status,
+            "Teddy-Snapshot": self.snapshot if phase == "report" else None,
+            "Teddy-Tokens-In": self.tokens_in,
+            "Teddy-Tokens-Out": self.tokens_out,
+            "Teddy-Cost": self.cost,
+        }
+        return {key: str(value) for key, value in values.items() if value is not None}
