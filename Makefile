@@ -16,6 +16,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check git_teddy tests benchmarks scripts
 	$(BIN)/ruff format --check git_teddy tests benchmarks scripts
 	$(BIN)/mypy
+	$(BIN)/vulture
 
 test: lint
 	$(BIN)/pytest -q

@@ -14,7 +14,6 @@ from git_teddy.errors import TeddyError
 
 MAIN_BRANCH = "main"
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-SESSION_ID_RE = re.compile(r"\d{8}-[a-z0-9]+(?:-[a-z0-9]+)*")
 TURN_RE = re.compile(r"(?P<depth>\d{2,})(?:-branch-(?P<number>\d{2,})(?:\.(?P<later>\d{2,}))?)?")
 MAX_SLUG = 60
 

@@ -172,6 +172,7 @@ def branch(
     """Start a conversation branch as an alternative to TURN: your files go back to where
     TURN started (saved first), then a new plan on the same context with a new message.
     Later turns go on the new branch."""
+    from git_teddy.artifacts.folder import TURN_RECORD
     from git_teddy.artifacts.turn_record import TurnRecord
     from git_teddy.planning.turn import plan_turn
     from git_teddy.session.restore import place_snapshot
@@ -179,7 +180,7 @@ def branch(
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
     original = ws.store.turn_files(ref)
-    start = TurnRecord.from_yaml(original["turn.yaml"]).base_snapshot
+    start = TurnRecord.from_yaml(original[TURN_RECORD]).base_snapshot
     # The alternative starts where the original turn did: so do your files.
     placed = place_snapshot(ws, ref.session, start, f"branching from turn {ref.turn}", force)
     name = ws.store.create_branch(ref)

@@ -4,8 +4,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from git_teddy.llm.anthropic import API_VERSION, DEFAULT_MAX_TOKENS, AnthropicProvider
 from git_teddy.llm.anthropic import DEFAULT_BASE_URL as ANTHROPIC_URL
-from git_teddy.llm.anthropic import DEFAULT_MAX_TOKENS, AnthropicProvider
 from git_teddy.llm.base import Provider, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy
 from git_teddy.llm.manual import ManualProvider
@@ -60,7 +60,7 @@ def _anthropic(settings: Settings, env: Mapping[str, str]) -> AnthropicProvider:
     model = _model(settings, "anthropic", "claude-sonnet-4-5")
     key = _key(env, "ANTHROPIC_API_KEY")
     base = _base_url(settings, ANTHROPIC_URL, key, "anthropic", "ANTHROPIC_API_KEY")
-    headers = {"anthropic-version": "2023-06-01"} | ({"x-api-key": key} if key else {})
+    headers = {"anthropic-version": API_VERSION} | ({"x-api-key": key} if key else {})
     url = base + "/v1/messages"
     endpoint = Endpoint("anthropic", url, model, "ANTHROPIC_API_KEY", key, headers)
     max_tokens = settings.get_int("teddy.maxTokens", DEFAULT_MAX_TOKENS)

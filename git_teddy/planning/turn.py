@@ -6,7 +6,17 @@ from dataclasses import dataclass, field, replace
 
 import click
 
-from git_teddy.artifacts.folder import SESSION_CONTEXT, SESSION_LOG
+from git_teddy.artifacts.folder import (
+    CONTEXT_LOG,
+    PLAN,
+    REPORT,
+    SESSION_CONTEXT,
+    SESSION_LOG,
+    SYSTEM_PROMPT,
+    TURN_CONTEXT,
+    TURN_RECORD,
+    USER_PROMPT,
+)
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
 from git_teddy.artifacts.plan import Plan, Problem, check_plan, format_problems, sanitize
 from git_teddy.artifacts.report import ExecutionReport, parse_report
@@ -166,7 +176,7 @@ def _previous_layer(
     if not turn:
         return [], None
     context = ws.repo.read_file(tip.tree, f"{turn}/turn.context") or b""
-    report_text = ws.repo.read_file(tip.tree, f"{turn}/report.md")
+    report_text = ws.repo.read_file(tip.tree, f"{turn}/{REPORT}")
     report = parse_report(report_text.decode()) if report_text else None
     return parse_context(context.decode("utf-8", "replace")), report
 
@@ -392,10 +402,10 @@ def plan_turn(
     store = ws.store
     branch = store.current_branch(session)
     ensure_no_pending(store, session, branch)
-    original = TurnRecord.from_yaml(alternative_to["turn.yaml"]) if alternative_to else None
+    original = TurnRecord.from_yaml(alternative_to[TURN_RECORD]) if alternative_to else None
     if original and alternative_to:
         base = original.base_snapshot
-        context = parse_context(alternative_to.get("turn.context", b"").decode())
+        context = parse_context(alternative_to.get(TURN_CONTEXT, b"").decode())
     else:
         base, context = snapshot_for_next_turn(store, session, branch), None
     inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
@@ -428,16 +438,16 @@ def plan_turn(
             "`git teddy plan -m MSG --from-file PLAN.md`",
         )
     files = {
-        "user_prompt.txt": (message.rstrip("\n") + "\n").encode(),
-        "system_prompt.xml": asked.system.encode(),
-        "turn.context": render_context(inputs.turn_context).encode(),
-        "_context.log": render_context_log(asked.system, asked.payload).encode(),
-        "plan.md": sanitize(attempts[-1].completion.text).encode(),
+        USER_PROMPT: (message.rstrip("\n") + "\n").encode(),
+        SYSTEM_PROMPT: asked.system.encode(),
+        TURN_CONTEXT: render_context(inputs.turn_context).encode(),
+        CONTEXT_LOG: render_context_log(asked.system, asked.payload).encode(),
+        PLAN: sanitize(attempts[-1].completion.text).encode(),
         **(_attempt_files(attempts) if len(attempts) > 1 else {}),
         **asked.files,
     }
-    if original and alternative_to and "_context.log" in alternative_to:
-        files[f"_context.{original.turn}.log"] = alternative_to["_context.log"]  # to compare
+    if original and alternative_to and CONTEXT_LOG in alternative_to:
+        files[f"_context.{original.turn}.log"] = alternative_to[CONTEXT_LOG]  # to compare
     files, secrets = redact_files(files)  # before anything reaches the session
     extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     record = record_plan(store, session, branch, files, inputs.agent, base, extra)

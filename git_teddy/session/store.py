@@ -11,7 +11,7 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
 import hashlib
 import random
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -412,10 +412,6 @@ class SessionStore:
         except ConcurrentUpdateError:
             if self.repo.read_ref(ref) != sha:  # someone kept the same snapshot: fine
                 raise
-
-    def iter_sessions(self) -> Iterator[SessionSummary]:
-        for session in self.session_ids():
-            yield self.summary(session)
 
 
 def redact_files(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], dict[str, list[Finding]]]:

@@ -17,14 +17,6 @@ def _table(rows: list[list[str]]) -> str:
     )
 
 
-def session_table(sessions: list[SessionSummary]) -> str:
-    if not sessions:
-        return "no sessions yet (start one with `git teddy new <name>`)"
-    rows = [["SESSION", "STATUS", "STARTED", "TURNS"]]
-    rows += [[s.id, s.status, s.started, str(s.turns)] for s in sessions]
-    return _table(rows)
-
-
 def _turn_rows(turns: list[TurnCommit]) -> list[list[str]]:
     rows = [["TURN", "BRANCH", "PHASE", "STATUS", "AGENT", "SNAPSHOT"]]
     for t in turns:

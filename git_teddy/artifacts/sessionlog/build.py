@@ -107,7 +107,7 @@ def build_log(base: SessionMeta, turns: Sequence[TurnFiles], mode: SubagentMode)
         turn = turns[index]
         phase = build_phase(turn, turns[index + 1 :], base.channel)
         if segment:
-            sub = _subagent_log(base, turn, segment)
+            sub = _subagent_log(base, segment)
             entries.append(_entry(sub, segment))
             phase = phase.model_copy(
                 update={"blocks": [*phase.blocks, subagent_callout(sub, segment, mode)]}
@@ -142,7 +142,7 @@ def _derived(turns: Sequence[TurnFiles]) -> dict[str, Any]:
 # ---- subagents --------------------------------------------------------------------------------
 
 
-def _subagent_log(base: SessionMeta, invoker: TurnFiles, segment: list[TurnFiles]) -> SessionLog:
+def _subagent_log(base: SessionMeta, segment: list[TurnFiles]) -> SessionLog:
     first, last = segment[0], segment[-1]
     concluded = _concluded(last)
     meta = SessionMeta.model_validate(

@@ -55,8 +55,3 @@ def subagent_link(callout: Callout) -> str | None:
     """The session id a `[!subagent]` callout links or embeds, if any."""
     match = re.search(r"^!?\[\[(?P<id>[^\]]+)\]\]$", callout.body, re.MULTILINE)
     return match["id"] if match else None
-
-
-def subagent_summary(callout: Callout) -> str:
-    match = re.search(r"^Summary: (?P<text>.*)$", callout.body, re.MULTILINE)
-    return match["text"] if match else ""
