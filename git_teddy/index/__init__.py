@@ -1,4 +1,4 @@
-"""The session index (DESIGN.md sections 2 and 5): one row per session in
+"""The session index (docs/architecture.md, spec 003): one row per session in
 `<git-common-dir>/teddy/index.toon`, so that `git teddy list` and `git teddy stats` answer
 from one file instead of reading every session's `session.md`.
 
