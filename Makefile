@@ -13,8 +13,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check git_teddy tests benchmarks scripts
-	$(BIN)/ruff format --check git_teddy tests benchmarks scripts
+	$(BIN)/ruff check git_teddy testing tests benchmarks scripts
+	$(BIN)/ruff format --check git_teddy testing tests benchmarks scripts
 	$(BIN)/mypy
 	$(BIN)/vulture
 

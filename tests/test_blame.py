@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from conftest import Teddy, git
-from test_execute import edit, start
+from testing.commands import Teddy, git
+from testing.plans import edit
+from testing.sessions import start
 
 
 def test_blame_names_the_turn_the_commit_and_hand_edits(

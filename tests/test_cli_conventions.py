@@ -4,9 +4,8 @@ git can be pointed at a repository (`git -C`, GIT_DIR/GIT_WORK_TREE, linked work
 import json
 from pathlib import Path
 
-from conftest import Teddy, git, run
-
 from git_teddy import __version__
+from testing.commands import Teddy, git, run
 
 
 def test_help_and_version(repo: Path, teddy: Teddy) -> None:

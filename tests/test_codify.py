@@ -1,21 +1,16 @@
 """`git teddy codify`: the workflow markup (render, parse, validation), the extract of a
-session log, and the command on the story session (tests/session_story.py): stdout, -o,
+session log, and the command on the story session (testing/session_story.py): stdout, -o,
 --force, --interactive with a scripted $EDITOR, and --refine against a local
 OpenAI-compatible server."""
 
 import json
 import string
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import FIXED_DATE, Teddy, git, sealed_env
 from hypothesis import given
 from hypothesis import strategies as st
-from llm_servers import OpenAIServer, model_reply
-from log_builders import phase
-from session_story import MESSAGES, REJECTION_REASON, SESSION, make_story
 
 from git_teddy.artifacts.sessionlog.callouts import error_callout, user_callout
 from git_teddy.artifacts.sessionlog.model import (
@@ -29,45 +24,15 @@ from git_teddy.workflow.extract import extract_workflow, unique_titles
 from git_teddy.workflow.markup import parse_workflow
 from git_teddy.workflow.model import Port, Step, Workflow, WorkflowMeta, render_workflow
 from git_teddy.workflow.refine import REFINE_SYSTEM, check_refined, unwrap_fence
+from testing.commands import Teddy
+from testing.llm_servers import OpenAIServer, model_reply
+from testing.log_builders import phase
+from testing.sealed import FIXED_DATE
+from testing.session_story import MEMO, MESSAGES, REJECTION_REASON, SESSION, Story
 
 # ---- the story session, played once per module -----------------------------------------------
 
 SUBAGENT = f"{SESSION}.05-architect"
-MEMO = "[+] Run python check.py before concluding."
-
-
-@dataclass
-class Story:
-    repo: Path
-    env: dict[str, str]
-    teddy: Teddy
-    session: str
-
-    def file(self, path: str) -> str:
-        return git(self.repo, self.env, "show", f"teddy/{self.session}/main:{path}")
-
-
-def play_story(root: Path) -> Story:
-    home = root / "home"
-    home.mkdir()
-    env = sealed_env(home)
-    repo = root / "repo"
-    repo.mkdir()
-    git(repo, env, "init", "-q")
-    (repo / "README.md").write_text("# demo\n")
-    git(repo, env, "add", ".")
-    git(repo, env, "commit", "-qm", "initial")
-    teddy = Teddy(env)
-    with OpenAIServer() as server:
-        session = make_story(repo, teddy, env, server)
-    for name in ("TEDDY_PROVIDER", "TEDDY_BASE_URL", "TEDDY_MODEL", "OPENAI_API_KEY"):
-        env.pop(name, None)  # that server is gone: codify must not need a model
-    return Story(repo, env, teddy, session)
-
-
-@pytest.fixture(scope="module")
-def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
-    return play_story(tmp_path_factory.mktemp("story"))
 
 
 def step(title: str, agent: str = "pathfinder@1.0", **fields: object) -> Step:
@@ -79,7 +44,7 @@ def file(name: str) -> Port:
 
 
 def story_workflow() -> Workflow:
-    """What the story did, step by step (see tests/session_story.py)."""
+    """What the story did, step by step (see testing/session_story.py)."""
     return Workflow(
         meta=WorkflowMeta(
             name="story",

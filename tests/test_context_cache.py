@@ -15,10 +15,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from conftest import Teddy, git, imported_modules, run
-from test_execute import plan_text, read
-
 from git_teddy.planning.context_cache import _checksum
+from testing.commands import Teddy, git, imported_modules, run
+from testing.plans import plan_text, read
 
 HEAVY = ("click", "pydantic", "dulwich", "yaml", "tiktoken")
 FORGED_TEXT = "FORGED"

@@ -5,8 +5,8 @@ with `UPDATE_GOLDEN=1 make test` and review the diff."""
 import os
 from pathlib import Path
 
-from conftest import Teddy, git
-from test_execute import edit, plan_text, read
+from testing.commands import Teddy, git
+from testing.plans import edit, plan_text, read
 
 GOLDEN = Path(__file__).parent / "golden" / "turn02_context.log"
 

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run
 
 from git_teddy.cli.main import COMMANDS
+from testing.commands import run
 
 ROOT = Path(__file__).resolve().parent.parent
 GEN_DOCS = ROOT / "scripts" / "gen_docs.py"

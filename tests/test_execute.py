@@ -10,60 +10,10 @@ from pathlib import Path
 import pexpect
 import pytest
 import yaml
-from conftest import Teddy, git
 
-RATIONALE = """## Rationale
-````text
-### 1. Synthesis
-Synthesis.
-### 2. Justification
-Justification.
-### 3. Expected Outcome
-Outcome.
-### 4. State Dashboard
-- Task: in progress
-````
-"""
-
-
-def plan_text(*actions: str, memos: str = "") -> str:
-    memo_block = f"## Memos\n````\n{memos}\n````\n\n" if memos else ""
-    return f"# A plan\n- **Agent:** Dev\n\n{RATIONALE}\n{memo_block}## Action Plan\n\n" + "\n".join(
-        actions
-    )
-
-
-def create(path: str, content: str) -> str:
-    head = f"### `CREATE`\n- **File Path:** [{path}](/{path})\n- **Description:** New file.\n"
-    return f"{head}````\n{content}````\n"
-
-
-def edit(path: str, find: str, replace: str) -> str:
-    return (
-        f"### `EDIT`\n- **File Path:** [{path}](/{path})\n- **Description:** Change it.\n\n"
-        f"`FIND:`\n````\n{find}\n````\n`REPLACE:`\n````\n{replace}\n````\n"
-    )
-
-
-def execute(command: str) -> str:
-    head = "### `EXECUTE`\n- **Description:** Run.\n- **Expected Outcome:** Works.\n"
-    return f"{head}````shell\n{command}\n````\n"
-
-
-def read(path: str) -> str:
-    return f"### `READ`\n- **Resource:** [{path}](/{path})\n- **Description:** Look.\n"
-
-
-def start(repo: Path, teddy: Teddy, *actions: str, memos: str = "") -> str:
-    session = teddy.ok(repo, "new", "work").stdout.strip()
-    plan_file = repo.parent / "plan.md"
-    plan_file.write_text(plan_text(*actions, memos=memos))
-    teddy.ok(repo, "plan", "-m", "do the work", "--from-file", str(plan_file))
-    return session
-
-
-def report_of(repo: Path, env: dict, session: str, turn: str = "01") -> dict:
-    return yaml.safe_load(git(repo, env, "show", f"teddy/{session}/main:{turn}/report.md"))
+from testing.commands import Teddy, git
+from testing.plans import create, edit, execute, plan_text, read
+from testing.sessions import report_of, start
 
 
 def test_plan_then_execute_everything(repo: Path, teddy: Teddy, env: dict) -> None:

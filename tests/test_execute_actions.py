@@ -4,8 +4,10 @@ server), the ones recorded for the next turn, and worktree links."""
 from pathlib import Path
 
 import pexpect
-from conftest import Teddy, git
-from test_execute import execute, plan_text, report_of, start
+
+from testing.commands import Teddy, git
+from testing.plans import execute, plan_text
+from testing.sessions import report_of, start
 
 
 def research(*queries: str) -> str:

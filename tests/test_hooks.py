@@ -7,8 +7,10 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import Teddy, git, run
-from test_execute import create, start
+
+from testing.commands import Teddy, git, run
+from testing.plans import create, plan_text
+from testing.sessions import start
 
 FAKE_TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # the shape of a GitHub token
 
@@ -230,8 +232,6 @@ def test_trailers_name_the_most_recent_turn(
     repo: Path, teddy: Teddy, env: dict, applied: str
 ) -> None:
     plan = repo.parent / "plan2.md"
-    from test_execute import plan_text
-
     plan.write_text(plan_text(create("y.txt", "y\n")))
     teddy.ok(repo, "plan", "-m", "more", "--from-file", str(plan))
     teddy.ok(repo, "execute", "-y")

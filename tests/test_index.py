@@ -14,11 +14,8 @@ from typing import Any
 import pytest
 import toon_format
 import yaml
-from conftest import Teddy, git, imported_modules
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from llm_servers import OpenAIServer, model_reply
-from test_execute import create, execute, plan_text
 
 from git_teddy.artifacts.sessionlog.model import Phase, SessionLog, SessionMeta, SubagentEntry
 from git_teddy.artifacts.sessionlog.render import render_log
@@ -27,6 +24,9 @@ from git_teddy.index.query import agent_matches
 from git_teddy.index.read import parse_log_leniently
 from git_teddy.index.rows import AgentRow, SessionIndex, SessionRow
 from git_teddy.index.toonfile import decode_index, encode_index
+from testing.commands import Teddy, git, imported_modules
+from testing.llm_servers import OpenAIServer, model_reply
+from testing.plans import create, execute, plan_text
 
 CONCLUDE = "### `CONCLUDE`\nAll done.\n"
 

@@ -1,5 +1,5 @@
 """`git teddy learn`: puzzles and correction examples from session logs (pure functions on
-constructed logs), and the command on the story session (tests/session_story.py) and on
+constructed logs), and the command on the story session (testing/session_story.py) and on
 several sessions: jsonl, markdown and puzzle exports, --type, -o."""
 
 import json
@@ -7,11 +7,6 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from conftest import FIXED_DATE, Teddy
-from log_builders import phase as any_phase
-from session_story import CHAT_REPLY, MESSAGES, REJECTION_REASON, SESSION
-from test_codify import MEMO, Story, play_story
-from test_execute import execute, plan_text
 
 from git_teddy.artifacts import frontmatter
 from git_teddy.artifacts.sessionlog.callouts import error_callout, user_callout
@@ -32,6 +27,18 @@ from git_teddy.artifacts.sessionlog.reading import (
 from git_teddy.artifacts.sessionlog.render import render_phase
 from git_teddy.learn.cases import Case, CaseMeta, dedupe, learn_cases
 from git_teddy.learn.export import export_jsonl, export_markdown, export_puzzles
+from testing.commands import Teddy
+from testing.log_builders import phase as any_phase
+from testing.plans import execute, plan_text
+from testing.sealed import FIXED_DATE
+from testing.session_story import (
+    CHAT_REPLY,
+    MEMO,
+    MESSAGES,
+    REJECTION_REASON,
+    SESSION,
+    Story,
+)
 
 # ---- readers -----------------------------------------------------------------------------------
 
@@ -310,11 +317,6 @@ def test_inline_subagents_are_logs_of_their_own() -> None:
 
 
 # ---- the command on the story session -----------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
-    return play_story(tmp_path_factory.mktemp("story"))
 
 
 STORY_META = {"session": SESSION, "agent": "pathfinder@1.0", "model": "gpt-4o", "channel": "cli"}

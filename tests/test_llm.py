@@ -1,4 +1,4 @@
-"""Providers against real HTTP servers on 127.0.0.1 (tests/llm_servers.py), and the manual
+"""Providers against real HTTP servers on 127.0.0.1 (testing/llm_servers.py), and the manual
 and replay providers in real subprocesses."""
 
 import json
@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from llm_servers import (
+
+from git_teddy.llm import ChatMessage, Provider, ProviderError, provider_from_settings
+from git_teddy.llm.prices import PRICES, table_price
+from git_teddy.settings import Settings
+from testing.llm_servers import (
     TEST_KEY,
     AnthropicServer,
     OpenAIServer,
@@ -19,10 +23,6 @@ from llm_servers import (
     error_reply,
     model_reply,
 )
-
-from git_teddy.llm import ChatMessage, Provider, ProviderError, provider_from_settings
-from git_teddy.llm.prices import PRICES, table_price
-from git_teddy.settings import Settings
 
 MESSAGES = [
     ChatMessage(role="user", content="plan the next step"),

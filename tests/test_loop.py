@@ -10,21 +10,13 @@ from pathlib import Path
 
 import pexpect
 import yaml
-from conftest import Teddy, git
-from llm_servers import OpenAIServer, model_reply
-from test_execute import create, execute, plan_text, report_of
+
+from testing.commands import Teddy, git
+from testing.llm_servers import OpenAIServer, model_reply
+from testing.plans import CONCLUDE, INVOKE, create, execute, plan_text
+from testing.sessions import replay, report_of
 
 CHAT = "### `CHAT_WITH_USER`\nShall I add a second file?\n"
-CONCLUDE = "### `CONCLUDE`\nAll done.\n"
-INVOKE = "### `INVOKE`\n- **Agent:** Dev\n\nWrite the file.\n"
-
-
-def replay(env: dict, folder: Path, *plans: str) -> None:
-    """The replay provider answers with `plans`, one per model call."""
-    folder.mkdir(exist_ok=True)
-    for number, text in enumerate(plans, start=1):
-        (folder / f"{number:02d}.md").write_text(text)
-    env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(folder))
 
 
 def show(repo: Path, env: dict, session: str, path: str) -> str:

@@ -4,7 +4,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from conftest import Teddy, git, run
+from testing.commands import Teddy, git, run
 
 TODAY = "20261126"  # the sealed environment's fixed commit date
 
@@ -109,10 +109,8 @@ def test_concurrent_new_never_loses_a_session(repo: Path, env: dict) -> None:
     assert sorted(branches) == sorted(session_branch(i) for i in ids)
 
 
-def test_repository_without_commits(tmp_path: Path, teddy: Teddy, env: dict) -> None:
-    repo = tmp_path / "empty"
-    repo.mkdir()
-    git(repo, env, "init", "-q")
+def test_repository_without_commits(empty_repo: Path, teddy: Teddy, env: dict) -> None:
+    repo = empty_repo
     (repo / "first.txt").write_text("not committed yet\n")
     session = teddy.ok(repo, "new", "fresh").stdout.strip()
     base = json.loads(teddy.ok(repo, "list", "--json").stdout)[0]["base_snapshot"]

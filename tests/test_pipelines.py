@@ -1,13 +1,11 @@
 """Pipelines: parsing `.teddy/pipelines/<name>.yaml` (every problem with its line), and
-running them against a real OpenAI-compatible server on 127.0.0.1 (tests/llm_servers.py)."""
+running them against a real OpenAI-compatible server on 127.0.0.1 (testing/llm_servers.py)."""
 
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
-from llm_servers import TEST_KEY, OpenAIServer, model_reply
-from test_execute import create, plan_text
 
 from git_teddy.errors import TeddyError
 from git_teddy.llm import Provider
@@ -25,6 +23,8 @@ from git_teddy.planning.pipelines import (
     step_system,
 )
 from git_teddy.settings import Settings
+from testing.llm_servers import TEST_KEY, OpenAIServer, model_reply
+from testing.plans import create, plan_text
 
 VALID = plan_text(create("hello.txt", "hello\n"))
 INVALID = "# Broken plan\n\n## Action Plan\n\n### `EDIT`\n- **File Path:** [a.py](/a.py)\n"

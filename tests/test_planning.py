@@ -5,9 +5,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Teddy, git
-from llm_servers import AnthropicServer, OpenAIServer, Reply, error_reply, model_reply
-from test_execute import create, plan_text, read
+
+from testing.commands import Teddy, git
+from testing.llm_servers import AnthropicServer, OpenAIServer, Reply, error_reply, model_reply
+from testing.plans import create, plan_text, read
 
 VALID = plan_text(create("hello.txt", "hello\n"))
 INVALID = "# Broken plan\n\n## Action Plan\n\n### `EDIT`\n- **File Path:** [a.py](/a.py)\n"

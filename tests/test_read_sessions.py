@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from conftest import Teddy, git
+from testing.commands import Teddy, git
 
 
 def test_list_text_and_empty(repo: Path, teddy: Teddy) -> None:

@@ -8,7 +8,6 @@ scanners see no token in this file).
 
 import base64
 import json
-import random
 import string
 
 import pytest
@@ -16,14 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_teddy.redact import KINDS, Finding, find_secrets, redact, shannon_entropy, summarize
+from testing.fake_secrets import ALNUM, fake
 
-ALNUM = string.ascii_letters + string.digits
 BASE64 = ALNUM + "+/"
 URLSAFE = ALNUM + "_-"
-
-
-def fake(length: int, alphabet: str = ALNUM, seed: int = 0) -> str:
-    return "".join(random.Random(f"{seed}-{length}-{alphabet}").choices(alphabet, k=length))
 
 
 def jwt() -> str:

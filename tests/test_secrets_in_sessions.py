@@ -4,9 +4,10 @@ never reach a commit on a session branch, and the report says what was redacted 
 from pathlib import Path
 
 import yaml
-from conftest import Teddy, git
-from test_execute import execute, plan_text
-from test_redact import fake
+
+from testing.commands import Teddy, git
+from testing.fake_secrets import fake
+from testing.plans import execute, plan_text
 
 GITHUB = "ghp_" + fake(36, seed=1)
 AWS = "AKIA" + fake(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=2)

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pexpect
 import yaml
-from conftest import Teddy, git
-from llm_servers import OpenAIServer
-from session_story import CHAT_REPLY, REJECTION_REASON, SESSION, USAGE, make_story
-from test_execute import plan_text
-from test_loop import CONCLUDE, INVOKE, replay
 
 from git_teddy.artifacts.sessionlog.callouts import read_resolution, read_user
 from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.render import render_log
+from testing.commands import Teddy, git
+from testing.llm_servers import OpenAIServer
+from testing.plans import CONCLUDE, INVOKE, plan_text
+from testing.session_story import CHAT_REPLY, REJECTION_REASON, SESSION, USAGE, make_story
+from testing.sessions import replay
 
 GOLDEN = Path(__file__).parent / "golden"
 

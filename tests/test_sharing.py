@@ -5,9 +5,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Teddy, git
-from test_execute import create, edit, plan_text
-from test_timetravel import queue
+
+from testing.commands import Teddy, git
+from testing.plans import create, edit, plan_text
+from testing.sessions import queue
 
 
 @pytest.fixture
@@ -19,14 +20,6 @@ def clones(tmp_path: Path, repo: Path, env: dict) -> tuple[Path, Path]:
     other = tmp_path / "other"
     git(tmp_path, env, "clone", "-q", str(remote), str(other))
     return repo, other
-
-
-@pytest.fixture
-def replies(tmp_path: Path, env: dict) -> Path:
-    folder = tmp_path / "replies"
-    folder.mkdir()
-    env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(folder))
-    return folder
 
 
 def turns(repo: Path, teddy: Teddy, replies: Path, *plans: str) -> None:

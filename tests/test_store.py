@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import Teddy, git
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.session.store import SessionStore
 from git_teddy.session.workspace import open_workspace
+from testing.commands import Teddy, git
 
 
 @pytest.fixture

@@ -3,23 +3,9 @@
 import json
 from pathlib import Path
 
-import pytest
-from conftest import Teddy, git
-from test_execute import create, edit, plan_text
-
-
-@pytest.fixture
-def replies(tmp_path: Path, env: dict) -> Path:
-    folder = tmp_path / "replies"
-    folder.mkdir()
-    env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(folder))
-    return folder
-
-
-def queue(folder: Path, *plans: str) -> None:
-    start = len(list(folder.iterdir()))
-    for number, text in enumerate(plans, start=start + 1):
-        (folder / f"{number:03d}.md").write_text(text)
+from testing.commands import Teddy, git
+from testing.plans import create, edit, plan_text
+from testing.sessions import queue
 
 
 def three_turns(repo: Path, teddy: Teddy, replies: Path) -> str:

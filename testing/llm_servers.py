@@ -1,6 +1,6 @@
 """Real HTTP servers on 127.0.0.1 that speak the model APIs, for provider and end-to-end tests.
 
-    from llm_servers import OpenAIServer, AnthropicServer, Reply, model_reply, error_reply
+    from testing.llm_servers import OpenAIServer, AnthropicServer, Reply, model_reply, error_reply
 
 Servers
     OpenAIServer()     POST {server.url}/chat/completions   (server.url ends in /v1, as
@@ -10,7 +10,7 @@ Servers
     AnthropicServer()  POST {server.url}/v1/messages        (Messages API JSON).
     Use them as context managers, `with OpenAIServer() as server: ...`, or as the fixtures
     `openai_server` and `anthropic_server` (started, stopped after the test) once
-    conftest.py registers this module: `pytest_plugins = ["llm_servers"]`. (Importing the
+    conftest.py registers this module: `pytest_plugins = ["testing.llm_servers"]`. (Importing the
     fixture functions into a test module works too but trips ruff's F811.)
 
 Scripting: each request takes the next reply from the queue; when the queue is empty, the

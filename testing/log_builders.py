@@ -1,8 +1,7 @@
 """Session log pieces built in tests (shared by the codify and learn tests)."""
 
-from conftest import FIXED_DATE
-
 from git_teddy.artifacts.sessionlog.model import Phase
+from testing.sealed import FIXED_DATE
 
 
 def phase(

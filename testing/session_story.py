@@ -11,11 +11,15 @@ tests):
 - turn 06 (pathfinder again): CREATE done.txt.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pexpect
-from conftest import Teddy, git
-from llm_servers import OpenAIServer, model_reply
+
+from testing.commands import Teddy, git
+from testing.llm_servers import OpenAIServer, model_reply
+from testing.repos import make_repo
+from testing.sealed import sealed_env
 
 SESSION = "20261126-story"
 CHECK_FAILING = "import sys\nsys.exit('check failed: VALUE is 1')\n"
@@ -112,6 +116,7 @@ MODEL = "gpt-4o"
 USAGE = [(1000 * n, 100 * n) for n in range(1, len(REPLIES) + 1)]
 REJECTION_REASON = "keep the tree small"
 CHAT_REPLY = 'yes, a "minor" release'
+MEMO = "[+] Run python check.py before concluding."
 
 
 def make_story(repo: Path, teddy: Teddy, env: dict[str, str], server: OpenAIServer) -> str:
@@ -147,3 +152,29 @@ def _interactive(repo: Path, env: dict[str, str], answers: list[str]) -> None:
         child.sendline("y")
     child.close()
     assert child.exitstatus == 0, child.before
+
+
+@dataclass
+class Story:
+    repo: Path
+    env: dict[str, str]
+    teddy: Teddy
+    session: str
+
+    def file(self, path: str) -> str:
+        return git(self.repo, self.env, "show", f"teddy/{self.session}/main:{path}")
+
+
+def play_story(root: Path) -> Story:
+    """The story in a new repository under `root`, with its own sealed env (for fixtures
+    that play it once per module)."""
+    home = root / "home"
+    home.mkdir()
+    env = sealed_env(home)
+    repo = make_repo(root / "repo", env, {"README.md": "# demo\n"})
+    teddy = Teddy(env)
+    with OpenAIServer() as server:
+        session = make_story(repo, teddy, env, server)
+    for name in ("TEDDY_PROVIDER", "TEDDY_BASE_URL", "TEDDY_MODEL", "OPENAI_API_KEY"):
+        env.pop(name, None)  # that server is gone: codify must not need a model
+    return Story(repo, env, teddy, session)

@@ -1,0 +1,72 @@
+"""Running git, `git teddy` and python as subprocesses in a given environment (the sealed
+one, see testing/sealed.py), the way a user's shell runs them."""
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from testing.sealed import BIN_DIR
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(
+    args: list[str], cwd: Path, env: dict[str, str], input: str | None = None, check: bool = False
+) -> Result:
+    proc = subprocess.run(
+        args, cwd=cwd, env=env, input=input, capture_output=True, text=True, timeout=120
+    )
+    result = Result(proc.returncode, proc.stdout, proc.stderr)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return result
+
+
+def git(repo: Path, env: dict[str, str], *args: str) -> str:
+    return run(["git", *args], cwd=repo, env=env, check=True).stdout
+
+
+def teddy_executable() -> str:
+    """The `git-teddy` installed beside the python running the tests."""
+    exe = shutil.which("git-teddy", path=str(BIN_DIR))
+    assert exe, "git-teddy is not installed in the test environment (run `make test`)"
+    return exe
+
+
+class Teddy:
+    """Runs `git teddy ...` (through git, as a user would) in a given folder."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def __call__(self, cwd: Path, *args: str, input: str | None = None) -> Result:
+        return run(["git", "teddy", *args], cwd=cwd, env=self.env, input=input)
+
+    def ok(self, cwd: Path, *args: str, input: str | None = None) -> Result:
+        result = self(cwd, *args, input=input)
+        assert result.returncode == 0, f"git teddy {args} failed:\n{result.stdout}\n{result.stderr}"
+        return result
+
+
+def imported_modules(repo: Path, env: dict[str, str], *args: str) -> tuple[str, set[str]]:
+    """`git teddy ARGS` run as the installed command runs it, under `python -X importtime`:
+    its output and the full names of the modules it imported (start-up cost tests)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "git_teddy", *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    modules = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
+    return proc.stdout, modules

@@ -1,0 +1,44 @@
+"""Plan text (spec 004) built from actions, as a model would reply it."""
+
+RATIONALE = """## Rationale
+````text
+### 1. Synthesis
+Synthesis.
+### 2. Justification
+Justification.
+### 3. Expected Outcome
+Outcome.
+### 4. State Dashboard
+- Task: in progress
+````
+"""
+CONCLUDE = "### `CONCLUDE`\nAll done.\n"
+INVOKE = "### `INVOKE`\n- **Agent:** Dev\n\nWrite the file.\n"
+
+
+def plan_text(*actions: str, memos: str = "") -> str:
+    memo_block = f"## Memos\n````\n{memos}\n````\n\n" if memos else ""
+    return f"# A plan\n- **Agent:** Dev\n\n{RATIONALE}\n{memo_block}## Action Plan\n\n" + "\n".join(
+        actions
+    )
+
+
+def create(path: str, content: str) -> str:
+    head = f"### `CREATE`\n- **File Path:** [{path}](/{path})\n- **Description:** New file.\n"
+    return f"{head}````\n{content}````\n"
+
+
+def edit(path: str, find: str, replace: str) -> str:
+    return (
+        f"### `EDIT`\n- **File Path:** [{path}](/{path})\n- **Description:** Change it.\n\n"
+        f"`FIND:`\n````\n{find}\n````\n`REPLACE:`\n````\n{replace}\n````\n"
+    )
+
+
+def execute(command: str) -> str:
+    head = "### `EXECUTE`\n- **Description:** Run.\n- **Expected Outcome:** Works.\n"
+    return f"{head}````shell\n{command}\n````\n"
+
+
+def read(path: str) -> str:
+    return f"### `READ`\n- **Resource:** [{path}](/{path})\n- **Description:** Look.\n"

@@ -1,0 +1,36 @@
+"""Driving sessions in tests: one started with a plan from a file, plans queued for the
+replay provider (one per model call), a turn's report read back."""
+
+from pathlib import Path
+
+import yaml
+
+from testing.commands import Teddy, git
+from testing.plans import plan_text
+
+
+def start(repo: Path, teddy: Teddy, *actions: str, memos: str = "") -> str:
+    session = teddy.ok(repo, "new", "work").stdout.strip()
+    plan_file = repo.parent / "plan.md"
+    plan_file.write_text(plan_text(*actions, memos=memos))
+    teddy.ok(repo, "plan", "-m", "do the work", "--from-file", str(plan_file))
+    return session
+
+
+def report_of(repo: Path, env: dict, session: str, turn: str = "01") -> dict:
+    return yaml.safe_load(git(repo, env, "show", f"teddy/{session}/main:{turn}/report.md"))
+
+
+def replay(env: dict, folder: Path, *plans: str) -> None:
+    """The replay provider answers with `plans`, one per model call."""
+    folder.mkdir(exist_ok=True)
+    for number, text in enumerate(plans, start=1):
+        (folder / f"{number:02d}.md").write_text(text)
+    env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(folder))
+
+
+def queue(folder: Path, *plans: str) -> None:
+    """Adds `plans` after those already in the replay provider's `folder`."""
+    present = len(list(folder.iterdir()))
+    for number, text in enumerate(plans, start=present + 1):
+        (folder / f"{number:03d}.md").write_text(text)
