@@ -76,7 +76,3 @@ class ScriptedUI:
         if not answers:
             raise Interrupted(f"no scripted answer left for {question!r}")
         return answers.pop(0)
-
-    def text(self) -> str:
-        """Everything shown, as the terminal would print it."""
-        return "\n".join(self.shown)

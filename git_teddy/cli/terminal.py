@@ -16,6 +16,11 @@ if TYPE_CHECKING:  # pydantic models: `git teddy -h` imports this module, and st
     from git_teddy.artifacts.plan.models import Action, Memo
 
 CHOICES = "[y]es [n]o [d]iff [a]ll remaining [q]uit"
+ANSWERS = {
+    **dict.fromkeys(("y", "yes"), Decision("approved")),
+    **dict.fromkeys(("a", "all"), Decision("approved", approve_rest=True)),
+    **dict.fromkeys(("q", "quit"), Decision("quit")),
+}
 
 
 @contextmanager
@@ -53,7 +58,8 @@ class _Console:
 
 
 class TerminalUI(_Console):
-    """Asks every question with click prompts."""
+    """Asks every question with click prompts (`plan` and `branch` ask none, but take the
+    manual provider's paste through it)."""
 
     unattended = False
 
@@ -65,20 +71,16 @@ class TerminalUI(_Console):
         while True:
             with _asking():
                 answer = click.prompt(CHOICES, default="y", show_default=False).strip().lower()
-            if answer in ("y", "yes"):
-                return Decision("approved")
+            if answer in ANSWERS:
+                return ANSWERS[answer]
             if answer in ("n", "no"):
                 with _asking():
                     reason = click.prompt("Reason (optional)", default="", show_default=False)
                 return Decision("rejected", reason.strip() or None)
             if answer in ("d", "diff"):
-                from git_teddy.execute.approval import preview
+                from git_teddy.execute.approval import preview  # needs the plan's models
 
                 click.echo(preview(action))
-            elif answer in ("a", "all"):
-                return Decision("approved", approve_rest=True)
-            elif answer in ("q", "quit"):
-                return Decision("quit")
             else:
                 click.echo(f"please answer one of {CHOICES}")
 
