@@ -1,29 +1,27 @@
 """The plan-act loop behind `git teddy start`, `continue` and `resume`.
 
 Each round plans a turn (unless a plan is already waiting for its report), executes it, and
-decides whether to go on. Interactive, the user comments before each plan and approves each
-action; with `yolo` nothing is asked until the model asks the user (CHAT_WITH_USER), whose
-reply becomes the next turn's message. The loop also stops at a top-level CONCLUDE, at a plan
-that stays invalid, at `max_turns` or `max_cost`, and on Ctrl-C, which pauses the session.
+decides whether to go on, telling and asking the user only through the UI it is given
+(git_teddy.ui). Interactive, the user comments before each plan and approves each action;
+with an unattended UI (--yolo) nothing is asked until the model asks the user
+(CHAT_WITH_USER), whose reply becomes the next turn's message. The loop also stops at a
+top-level CONCLUDE, at a plan that stays invalid, at `max_turns` or `max_cost`, and on
+Ctrl-C, which pauses the session.
 """
 
-import os
 import signal
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-import click
-
 from git_teddy.artifacts.report import ExecutionReport
 from git_teddy.errors import TeddyError
-from git_teddy.execute.approval import Approver
 from git_teddy.execute.runner import ExecutionResult, execute
 from git_teddy.planning.turn import PlannedTurn, plan_turn
 from git_teddy.session.turns import pending_turn
 from git_teddy.session.workspace import Workspace
+from git_teddy.ui import UI, Interrupted
 
 # What an autonomous turn (or an empty comment) tells the model: the user has nothing to add.
 CONTINUE_MESSAGE = "Continue."
@@ -53,83 +51,28 @@ class LoopOutcome:
     error: TeddyError | None = None
 
 
-# ---- talking to the user ---------------------------------------------------------------------
+# ---- what the user is shown ----------------------------------------------------------------
 
 
-def read_line(prompt: str) -> str | None:
-    """One line from stdin, terminal or not (yolo needs no terminal); None at end of input."""
-    click.echo(prompt, nl=False)
-    line = sys.stdin.readline()
-    return line.rstrip("\n") if line else None
-
-
-class StdinReplyApprover(Approver):
-    """Approves everything, but still lets the user answer CHAT_WITH_USER on stdin."""
-
-    def __init__(self) -> None:
-        super().__init__(auto=True)
-
-    def reply(self, message: str) -> str | None:
-        click.echo(f"\nThe model says:\n{message}\n")
-        reply = read_line("Your reply (empty or end of input to stop): ")
-        return (reply or "").strip() or None
-
-
-class LoopUI:
-    """The loop's prompts and output on the terminal (or stdin/stdout with `yolo`)."""
-
-    def __init__(self, yolo: bool) -> None:
-        self.yolo = yolo
-
-    def approver(self) -> Approver:
-        return StdinReplyApprover() if self.yolo else Approver(auto=False)
-
-    def message(self, first_turn: bool) -> str | None:
-        """The message of the next plan; None stops the loop. Yolo asks nothing."""
-        if self.yolo:
-            return CONTINUE_MESSAGE
-        if first_turn:
-            while True:
-                text = click.prompt("Your message for the first turn (q to stop)").strip()
-                if text:
-                    return None if text == "q" else text
-        text = click.prompt(
-            "\nComment for the next plan (enter to continue, q to stop)",
-            default="",
-            show_default=False,
-        ).strip()
-        return None if text == "q" else text or CONTINUE_MESSAGE
-
-    def echo(self, text: str) -> None:
-        click.echo(text)
-
-    def note(self, text: str) -> None:
-        click.echo(text, err=True)
-
-    def show_plan(self, planned: PlannedTurn) -> None:
-        click.echo("\n" + "\n".join(planned.summary_lines()))
-
-    def show_result(self, result: ExecutionResult) -> None:
-        summary = result.report.run_summary
-        line = f"turn {result.turn.turn}: {summary.status}"
-        if result.apply and result.apply.applied:
-            line += f"; {len(result.apply.changed_paths)} file(s) changed in your working tree"
-        elif result.apply and result.apply.conflicts:
-            line += (
-                "; not applied, your edits conflict in "
-                + ", ".join(result.apply.conflicts)
-                + f" (the result is snapshot {summary.snapshot})"
-            )
-        click.echo(line)
-
-
-def require_terminal_or_yolo(yolo: bool, command: str) -> None:
-    """Like `execute`: without a terminal to ask on, refuse rather than guess."""
-    if not yolo and not (os.isatty(0) and os.isatty(1)):
-        raise TeddyError(
-            f"{command} asks for comments and approvals, but there is no terminal to ask on",
-            "run it in a terminal, or pass --yolo to run without approvals",
+def result_line(result: ExecutionResult) -> str:
+    """One line for an executed turn: its status and what became of the working tree."""
+    summary = result.report.run_summary
+    line = f"turn {result.turn.turn}: {summary.status}"
+    if result.apply and result.apply.applied:
+        line += f"; {len(result.apply.changed_paths)} file(s) changed in your working tree"
+    elif result.apply and result.apply.conflicts:
+        line += (
+            "; not applied, your edits conflict in "
+            + ", ".join(result.apply.conflicts)
+            + f" (the result is snapshot {summary.snapshot})"
         )
+    return line
+
+
+def _message(ui: UI, first_turn: bool) -> str | None:
+    """The message of the next plan; None stops the loop. An empty comment goes on."""
+    text = ui.first_message() if first_turn else ui.next_message()
+    return None if text is None else text or CONTINUE_MESSAGE
 
 
 # ---- what a finished turn means for the loop -------------------------------------------------
@@ -205,10 +148,10 @@ def pause_session(ws: Workspace, session: str) -> str | None:
     return last
 
 
-def pause(ws: Workspace, session: str, ui: LoopUI) -> None:
+def pause(ws: Workspace, session: str, ui: UI) -> None:
     last = pause_session(ws, session)
     where = f" at turn {last}" if last else ""
-    ui.note(f"\npaused session {session}{where}; resume with: git teddy resume {session}")
+    ui.progress(f"\npaused session {session}{where}; resume with: git teddy resume {session}")
 
 
 def _plan(
@@ -217,21 +160,19 @@ def _plan(
     message: str,
     agent: str | None,
     depth: int,
-    ui: LoopUI,
+    ui: UI,
     progress: _Progress,
     limits: LoopLimits,
     pipeline: str | None,
     resume: bool = False,
 ) -> PlannedTurn:
-    planned = plan_turn(
-        ws, session, message, agent, depth, echo=ui.note, pipeline=pipeline, resume=resume
-    )
+    planned = plan_turn(ws, session, message, agent, depth, ui=ui, pipeline=pipeline, resume=resume)
     cost = planned.record.cost
     if cost is None and limits.max_cost is not None and not progress.unknown_cost_noted:
-        ui.note("note: the model reports no cost; --max-cost counts such turns as $0")
+        ui.progress("note: the model reports no cost; --max-cost counts such turns as $0")
         progress.unknown_cost_noted = True
     progress.cost += cost or 0.0
-    ui.show_plan(planned)
+    ui.show("\n" + "\n".join(planned.summary_lines()))
     return planned
 
 
@@ -239,7 +180,7 @@ def run_loop(
     ws: Workspace,
     session: str,
     first_message: str | None,
-    ui: LoopUI,
+    ui: UI,
     limits: LoopLimits = LoopLimits(),
     depth: int = 0,
     agent: str | None = None,
@@ -254,9 +195,9 @@ def run_loop(
     store = ws.store
     was = reactivate(ws, session)
     if was:
-        ui.note(f"session {session} was {was}; it is active again")
+        ui.progress(f"session {session} was {was}; it is active again")
     first_turn = not _last_turn(ws, session)
-    if ui.yolo and first_turn and first_message is None:
+    if ui.unattended and first_turn and first_message is None:
         raise TeddyError("the first turn of a session needs a message", "give it with -m MESSAGE")
 
     def outcome(reason: StopReason, error: TeddyError | None = None) -> LoopOutcome:
@@ -268,12 +209,12 @@ def run_loop(
         while True:
             pending = pending_turn(store, session, store.current_branch(session))
             if pending:
-                ui.echo(f"\nturn {pending.turn} has a plan without a report: executing it")
+                ui.show(f"\nturn {pending.turn} has a plan without a report: executing it")
             else:
                 reason = _limit_reached(progress, limits)
                 if reason:
                     return outcome(reason)
-                message = message or ui.message(first_turn)
+                message = message or _message(ui, first_turn)
                 if message is None:
                     return outcome("quit")
                 try:
@@ -284,9 +225,9 @@ def run_loop(
                     return outcome("error", error)
                 message, agent, first_turn = None, None, False  # -a names the first agent only
                 resume = False
-            result = execute(ws, session, ui.approver())
+            result = execute(ws, session, ui)
             progress.turns += 1
-            ui.show_result(result)
+            ui.show(result_line(result))
             if result.report.run_summary.status == "ABORTED":
                 return outcome("quit")
             if concluded_at_top(result):
@@ -294,10 +235,10 @@ def run_loop(
                     store.set_status(session, "completed", resume_point=result.turn.turn)
                 return outcome("concluded")
             asked, reply = chat_reply(result.report)
-            if asked and reply is None and ui.yolo:
+            if asked and reply is None and ui.unattended:
                 return outcome("waiting")
             message = reply
-    except (KeyboardInterrupt, click.Abort):
+    except (KeyboardInterrupt, Interrupted):
         pause(ws, session, ui)
         raise KeyboardInterrupt from None
 

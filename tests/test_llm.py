@@ -23,6 +23,7 @@ from testing.llm_servers import (
     error_reply,
     model_reply,
 )
+from testing.scripted_ui import ScriptedUI
 
 MESSAGES = [
     ChatMessage(role="user", content="plan the next step"),
@@ -39,21 +40,29 @@ def settings(**values: str) -> Settings:
 
 
 def openai(
-    server: OpenAIServer, tmp_path: Path, key: str | None = TEST_KEY, **values: str
+    server: OpenAIServer,
+    tmp_path: Path,
+    key: str | None = TEST_KEY,
+    ui: ScriptedUI | None = None,
+    **values: str,
 ) -> Provider:
     config = {"teddy.provider": "openai", "teddy.baseUrl": server.url, "teddy.model": "gpt-4o"}
     environ = {"OPENAI_API_KEY": key} if key else {}
-    return provider_from_settings(settings(**(config | values)), tmp_path, environ)
+    config_values = settings(**(config | values))
+    return provider_from_settings(config_values, tmp_path, environ, ui=ui or ScriptedUI())
 
 
-def anthropic(server: AnthropicServer, tmp_path: Path, **values: str) -> Provider:
+def anthropic(
+    server: AnthropicServer, tmp_path: Path, ui: ScriptedUI | None = None, **values: str
+) -> Provider:
     config = {
         "teddy.provider": "anthropic",
         "teddy.baseUrl": server.url,
         "teddy.model": "claude-sonnet-4-5",
     }
     environ = {"ANTHROPIC_API_KEY": TEST_KEY}
-    return provider_from_settings(settings(**(config | values)), tmp_path, environ)
+    config_values = settings(**(config | values))
+    return provider_from_settings(config_values, tmp_path, environ, ui=ui or ScriptedUI())
 
 
 def fails(provider: Provider, match: str) -> ProviderError:
@@ -138,41 +147,45 @@ def test_teddy_api_key_is_used_and_wins(openai_server: OpenAIServer, tmp_path: P
         **{"teddy.provider": "openai", "teddy.baseUrl": openai_server.url, "teddy.model": "m"}
     )
     environ = {"OPENAI_API_KEY": "sk-general", "TEDDY_API_KEY": "sk-teddy"}
-    provider_from_settings(config, tmp_path, environ).complete("s", MESSAGES)
+    provider_from_settings(config, tmp_path, environ, ui=ScriptedUI()).complete("s", MESSAGES)
     assert openai_server.requests[0].headers["authorization"] == "Bearer sk-teddy"
 
 
 def test_missing_key_for_the_public_api(tmp_path: Path) -> None:
     config = settings(**{"teddy.provider": "openai", "teddy.model": "gpt-4o"})
     with pytest.raises(ProviderError, match="no API key for openai") as caught:
-        provider_from_settings(config, tmp_path, {})
+        provider_from_settings(config, tmp_path, {}, ui=ScriptedUI())
     assert (
         caught.value.hint == "export OPENAI_API_KEY=... (keys are read from the environment only)"
     )
     config = settings(**{"teddy.provider": "anthropic", "teddy.model": "claude-sonnet-4-5"})
     with pytest.raises(ProviderError, match="ANTHROPIC_API_KEY"):
-        provider_from_settings(config, tmp_path, {"OPENAI_API_KEY": "sk-other"})
+        provider_from_settings(config, tmp_path, {"OPENAI_API_KEY": "sk-other"}, ui=ScriptedUI())
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_missing_model(provider: str, tmp_path: Path) -> None:
     config = settings(**{"teddy.provider": provider})
     with pytest.raises(ProviderError, match=f"the {provider} provider needs a model") as caught:
-        provider_from_settings(config, tmp_path, {"TEDDY_API_KEY": "k"})
+        provider_from_settings(config, tmp_path, {"TEDDY_API_KEY": "k"}, ui=ScriptedUI())
     assert "git config teddy.model" in (caught.value.hint or "")
 
 
 def test_unknown_provider_and_the_default(tmp_path: Path) -> None:
     with pytest.raises(ProviderError, match="unknown provider 'gemini'") as caught:
-        provider_from_settings(settings(**{"teddy.provider": "gemini"}), tmp_path, {})
+        provider_from_settings(
+            settings(**{"teddy.provider": "gemini"}), tmp_path, {}, ui=ScriptedUI()
+        )
     assert "openai, anthropic, manual, replay" in (caught.value.hint or "")
-    default = provider_from_settings(Settings({}, {}), tmp_path, {})
+    default = provider_from_settings(Settings({}, {}), tmp_path, {}, ui=ScriptedUI())
     assert (default.name, default.model) == ("manual", "manual")
 
 
 def test_environment_overrides_git_config(openai_server: OpenAIServer, tmp_path: Path) -> None:
     config = Settings({"teddy.provider": ["manual"]}, openai_server.env(model="env-model"))
-    provider = provider_from_settings(config, tmp_path, {"OPENAI_API_KEY": TEST_KEY})
+    provider = provider_from_settings(
+        config, tmp_path, {"OPENAI_API_KEY": TEST_KEY}, ui=ScriptedUI()
+    )
     assert (provider.name, provider.model) == ("openai", "env-model")
     provider.complete("s", MESSAGES)
     assert openai_server.requests[0].json["model"] == "env-model"
@@ -368,7 +381,9 @@ def test_connection_refused_names_the_url(tmp_path: Path) -> None:
             "teddy.model": "m",
         }
     )
-    provider = provider_from_settings(config, tmp_path, {"OPENAI_API_KEY": TEST_KEY})
+    provider = provider_from_settings(
+        config, tmp_path, {"OPENAI_API_KEY": TEST_KEY}, ui=ScriptedUI()
+    )
     error = fails(provider, f"cannot connect to http://127.0.0.1:{port}/v1/chat/completions")
     assert error.message.endswith("connection refused")
     assert "teddy.baseUrl" in (error.hint or "")
@@ -410,8 +425,10 @@ import json, sys
 from pathlib import Path
 from git_teddy.settings import Settings
 from git_teddy.llm import ChatMessage, Provider, ProviderError, provider_from_settings
+from git_teddy.cli.terminal import TerminalUI
 
-provider = provider_from_settings(Settings.from_env(json.loads(sys.argv[1])), Path(sys.argv[2]))
+config = Settings.from_env(json.loads(sys.argv[1]))
+provider = provider_from_settings(config, Path(sys.argv[2]), ui=TerminalUI())
 messages = [ChatMessage(role="user", content="the payload")]
 try:
     print(provider.complete("the system prompt", messages).model_dump_json())
@@ -484,6 +501,23 @@ def test_manual_without_clipboard_and_with_an_empty_reply(tmp_path: Path) -> Non
     assert "--from-file" in done.stderr
 
 
+def test_manual_tells_and_reads_through_the_ui(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In this process, with a scripted UI: what the user is told, and each pasted reply."""
+    monkeypatch.setenv("PATH", str(tmp_path))  # no clipboard tool
+    ui = ScriptedUI(pastes=[b"# Plan: pasted\n", b"caf\xe9", b" \n"])
+    provider = provider_from_settings(settings(), tmp_path, {}, ui=ui)
+    assert provider.complete("s", MESSAGES).text == "# Plan: pasted\n"
+    assert ui.notes == [
+        f"the request for the model is in {tmp_path / 'manual' / 'payload-0001.md'}",
+        "paste the model's reply, then Ctrl-D",
+    ]
+    fails(provider, r"the reply on stdin is not UTF-8 text \(byte 3\)")
+    fails(provider, "no reply on stdin")
+    assert ui.asked == ["paste"] * 3
+
+
 def test_replay_order_persists_across_processes(tmp_path: Path) -> None:
     replies = tmp_path / "replies"
     replies.mkdir()
@@ -515,13 +549,27 @@ def test_replay_order_persists_across_processes(tmp_path: Path) -> None:
 
 def test_replay_needs_a_folder(tmp_path: Path) -> None:
     with pytest.raises(ProviderError, match=r"needs a folder of replies \(teddy.replayDir\)"):
-        provider_from_settings(settings(**{"teddy.provider": "replay"}), tmp_path, {})
+        provider_from_settings(
+            settings(**{"teddy.provider": "replay"}), tmp_path, {}, ui=ScriptedUI()
+        )
     missing = settings(**{"teddy.provider": "replay", "teddy.replayDir": str(tmp_path / "no")})
     with pytest.raises(ProviderError, match="is not a folder"):
-        provider_from_settings(missing, tmp_path, {})
+        provider_from_settings(missing, tmp_path, {}, ui=ScriptedUI())
 
 
 # ---- terminal progress and start-up cost -------------------------------------------------------
+
+
+def test_progress_goes_to_the_ui_status_line(
+    openai_server: OpenAIServer, anthropic_server: AnthropicServer, tmp_path: Path
+) -> None:
+    openai_server.push(model_reply("0123456789" * 3))
+    ui = ScriptedUI()
+    openai(openai_server, tmp_path, ui=ui).complete("s", MESSAGES)
+    assert ui.statuses[-2:] == ["openai gpt-4o: 30 characters", "<end>"]
+    waited = ScriptedUI()
+    anthropic(anthropic_server, tmp_path, ui=waited).complete("s", MESSAGES)
+    assert waited.statuses == ["anthropic claude-sonnet-4-5: waiting for the reply", "<end>"]
 
 
 def test_progress_only_in_a_terminal(openai_server: OpenAIServer, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from git_teddy.planning.pipelines import (
 from git_teddy.settings import Settings
 from testing.llm_servers import TEST_KEY, OpenAIServer, model_reply
 from testing.plans import create, plan_text
+from testing.scripted_ui import ScriptedUI
 
 VALID = plan_text(create("hello.txt", "hello\n"))
 INVALID = "# Broken plan\n\n## Action Plan\n\n### `EDIT`\n- **File Path:** [a.py](/a.py)\n"
@@ -186,23 +187,24 @@ def settings(server: OpenAIServer, environ: dict[str, str] | None = None) -> Set
 
 
 def providers(server: OpenAIServer, tmp_path: Path) -> Callable[[str | None], Provider]:
-    return providers_from_settings(settings(server), tmp_path, {"OPENAI_API_KEY": TEST_KEY})
+    environ = {"OPENAI_API_KEY": TEST_KEY}
+    return providers_from_settings(settings(server), tmp_path, environ, ui=ScriptedUI())
 
 
 def run(
     pipeline: Pipeline, server: OpenAIServer, tmp_path: Path, retries: int = 2
 ) -> tuple[PipelineRun, list[str]]:
-    said: list[str] = []
+    ui = ScriptedUI()
     result = run_pipeline(
         pipeline,
         "Say hello",
         PAYLOAD,
         lambda step: step_system(step, no_files),
         providers(server, tmp_path),
-        said.append,
+        ui,
         retries=retries,
     )
-    return result, said
+    return result, ui.notes
 
 
 def test_two_steps_feed_each_other_with_their_own_models(
@@ -360,7 +362,7 @@ def test_a_project_agent_prompt_is_the_step_system_prompt(
         PAYLOAD,
         lambda step: step_system(step, files.get),
         providers(openai_server, tmp_path),
-        lambda _: None,
+        ScriptedUI(),
     )
     assert pipeline.steps[0].agent == "critic"
     system = openai_server.requests[0].json["messages"][0]["content"]
@@ -371,7 +373,8 @@ def test_providers_are_made_once_per_model_and_override_the_environment(
     openai_server: OpenAIServer, tmp_path: Path
 ) -> None:
     environ = {"OPENAI_API_KEY": TEST_KEY, "TEDDY_MODEL": "from-env"}
-    provider_for = providers_from_settings(settings(openai_server, environ), tmp_path, environ)
+    config = settings(openai_server, environ)
+    provider_for = providers_from_settings(config, tmp_path, environ, ui=ScriptedUI())
     assert provider_for(None).model == "from-env"
     assert provider_for("gpt-4o-mini").model == "gpt-4o-mini"
     assert provider_for("gpt-4o-mini") is provider_for("gpt-4o-mini")

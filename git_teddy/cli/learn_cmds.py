@@ -13,6 +13,7 @@ from git_teddy.artifacts.plan.validate import Problem, format_problems
 from git_teddy.artifacts.sessionlog.model import SessionLog
 from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.reading import inline_subagent_logs
+from git_teddy.cli.terminal import TerminalUI
 from git_teddy.errors import TeddyError
 from git_teddy.learn.cases import CASE_TYPES, Case, dedupe, learn_cases
 from git_teddy.learn.export import EXPORTS, export_jsonl, export_markdown, export_puzzles
@@ -110,7 +111,7 @@ def _write(path: Path, text: str) -> None:
 
 def _refine(ws: Workspace, session: str, log_text: str, extract: str) -> str:
     """The model's improved workflow: one retry with the problems of an invalid reply."""
-    provider = provider_from_settings(ws.settings, ws.repo.derived_dir())
+    provider = provider_from_settings(ws.settings, ws.repo.derived_dir(), ui=TerminalUI())
     messages = [ChatMessage(role="user", content=refine_payload(log_text, extract))]
     reply, problems = "", list[Problem]()
     for attempt in (1, 2):

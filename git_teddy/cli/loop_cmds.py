@@ -5,8 +5,10 @@ from typing import Any
 
 import click
 
+from git_teddy.cli.terminal import loop_ui
 from git_teddy.errors import TeddyError
 from git_teddy.session.workspace import Workspace, open_workspace
+from git_teddy.ui import UI
 
 
 def loop_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -54,7 +56,7 @@ def _run(
     ws: Workspace,
     session: str,
     message: str | None,
-    yolo: bool,
+    ui: UI,
     max_turns: int | None,
     max_cost: float | None,
     context_depth: int,
@@ -62,9 +64,8 @@ def _run(
     agent: str | None = None,
     resume: bool = False,
 ) -> None:
-    from git_teddy.loop import LoopLimits, LoopUI, describe_outcome, run_loop
+    from git_teddy.loop import LoopLimits, describe_outcome, run_loop
 
-    ui = LoopUI(yolo)
     limits = LoopLimits(max_turns, max_cost)
     outcome = run_loop(
         ws, session, message, ui, limits, context_depth, agent, pipeline, resume=resume
@@ -76,12 +77,6 @@ def _run(
         click.echo(f'answer with: git teddy continue -s {session} -m "YOUR REPLY"', err=True)
     elif outcome.reason != "concluded":
         click.echo(f"go on with: git teddy continue -s {session}", err=True)
-
-
-def _check_terminal(yolo: bool, command: str) -> None:
-    from git_teddy.loop import require_terminal_or_yolo
-
-    require_terminal_or_yolo(yolo, command)
 
 
 @click.command()
@@ -105,14 +100,14 @@ def start(
 ) -> None:
     """Start a session NAME and run the plan-act loop on it: before each plan, an optional
     comment; then the plan; then each action to approve (none with --yolo)."""
-    _check_terminal(yolo, "start")
+    ui = loop_ui(yolo, "start")
     if yolo and not message:
         raise TeddyError("start --yolo needs the first message", "give it with -m MESSAGE")
     ws = open_workspace()
     channel = channel or ws.settings.get("teddy.channel", "cli") or "cli"
     session = ws.store.create_session(name, channel)
     click.echo(f"session {session}")
-    _run(ws, session, message, yolo, max_turns, max_cost, context_depth, pipeline, agent)
+    _run(ws, session, message, ui, max_turns, max_cost, context_depth, pipeline, agent)
 
 
 @click.command("continue")
@@ -132,10 +127,10 @@ def continue_(
 ) -> None:
     """Run the plan-act loop on an existing session: a plan still waiting is executed first;
     a paused session becomes active again."""
-    _check_terminal(yolo, "continue")
+    ui = loop_ui(yolo, "continue")
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
-    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, pipeline, agent)
+    _run(ws, session_id, message, ui, max_turns, max_cost, context_depth, pipeline, agent)
 
 
 @click.command()
@@ -156,13 +151,13 @@ def resume(
     becomes active again. The next plan is shown the session log up to its resume point
     (older phases cut to their decisions when it exceeds teddy.contextWindow). Then the
     loop goes on as with `continue`."""
-    _check_terminal(yolo, "resume")
+    ui = loop_ui(yolo, "resume")
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
     point = ws.store.session_log(session_id).get("resume_point")
     if point:
         click.echo(f"resuming {session_id} at turn {point}")
-    _run(ws, session_id, message, yolo, max_turns, max_cost, context_depth, pipeline, resume=True)
+    _run(ws, session_id, message, ui, max_turns, max_cost, context_depth, pipeline, resume=True)
 
 
 @click.command()

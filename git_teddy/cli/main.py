@@ -5,6 +5,7 @@ starts fast; click itself only when needed, so `git teddy context` answered from
 (git_teddy.planning.context_cache) imports neither click nor the session store.
 """
 
+import codecs
 import sys
 
 from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_ERROR, TeddyError
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     import click
 
     from git_teddy.cli.group import cli
+    from git_teddy.ui import Interrupted
 
     try:
         # Without standalone mode click returns what `ctx.exit(code)` asked for, or None.
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as error:
         error.show()
         return error.exit_code
-    except (KeyboardInterrupt, click.Abort):
+    except (KeyboardInterrupt, click.Abort, Interrupted):
         click.echo("\ninterrupted", err=True)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
@@ -92,11 +94,43 @@ def main(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
+def serve_cached_context(argv: list[str]) -> int | None:
+    """Answer `git teddy context ARGV` from the cache: the exit code, or None to run the
+    full command. Prints exactly what the full command would (click.echo on a UTF-8 stdout)."""
+    from pathlib import Path
+
+    from git_teddy.planning.context_cache import lookup, parse_args
+
+    try:
+        parsed = parse_args(argv)
+        if parsed is None or sys.stdout is None:
+            return None
+        session_spec, depth, as_json = parsed
+        out = lookup(Path.cwd(), session_spec, depth, "json" if as_json else "text") + "\n"
+        stream = sys.stdout
+        if codecs.lookup(stream.encoding).name != "utf-8" or "\x1b" in out:
+            return None  # click would re-encode or strip escape codes: let it
+        out.encode(stream.encoding, stream.errors or "strict")  # a failure: let click fail
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # a miss, or anything unexpected: the full command decides
+        return None
+    try:
+        stream.write(out)
+        stream.flush()
+    except BrokenPipeError:
+        sys.stderr.close()  # the reader went away (e.g. `| head`), as the full command does
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
+
+
 def run() -> None:
     if sys.argv[1:2] == ["context"]:
-        from git_teddy.planning.context_cache import serve
-
-        code = serve(sys.argv[2:])
+        code = serve_cached_context(sys.argv[2:])
         if code is not None:
             sys.exit(code)
     sys.exit(main())

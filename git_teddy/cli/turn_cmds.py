@@ -53,6 +53,7 @@ def plan(
 ) -> None:
     """Plan the next turn: assemble the context, ask the model (teddy.provider), validate
     the plan (re-prompting with the problems), and record it as a commit."""
+    from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
 
     ws = open_workspace()
@@ -65,7 +66,7 @@ def plan(
         agent,
         context_depth,
         reply,
-        echo=lambda text: click.echo(text, err=True),
+        ui=TerminalUI(),
         pipeline=pipeline,
     )
     click.echo("\n".join(planned.summary_lines()))
@@ -106,13 +107,12 @@ def context(session: str | None, context_depth: int, as_json: bool) -> None:
 def execute(session: str | None, yes: bool) -> None:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
     the report, apply the result to your working tree as uncommitted changes."""
-    from git_teddy.execute.approval import Approver
+    from git_teddy.cli.terminal import execute_ui
     from git_teddy.execute.runner import execute as run
-    from git_teddy.execute.runner import require_terminal_or_yes
 
-    require_terminal_or_yes(yes)
+    ui = execute_ui(yes)
     ws = open_workspace()
-    result = run(ws, ws.store.resolve_session(session), Approver(auto=yes))
+    result = run(ws, ws.store.resolve_session(session), ui)
     summary = result.report.run_summary
     click.echo(f"\nturn {result.turn.turn}: {summary.status}; snapshot {summary.snapshot}")
     if result.apply and result.apply.applied:
@@ -174,6 +174,7 @@ def branch(
     Later turns go on the new branch."""
     from git_teddy.artifacts.folder import TURN_RECORD
     from git_teddy.artifacts.turn_record import TurnRecord
+    from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
     from git_teddy.session.restore import place_snapshot
 
@@ -191,7 +192,7 @@ def branch(
         message,
         agent,
         reply_file_text=reply,
-        echo=lambda text: click.echo(text, err=True),
+        ui=TerminalUI(),
         alternative_to=original,
     )
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")

@@ -24,6 +24,7 @@ from git_teddy.artifacts.plan.models import (
 )
 from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.repo import isolated_environ
+from git_teddy.ui import UI
 
 HTTP_TIMEOUT = 20.0
 
@@ -43,7 +44,7 @@ class ActionEnv:
     timeout: float
     output_cap: int
     search_url: str | None
-    ask_reply: Callable[[str], str | None]
+    ui: UI  # the model's questions (CHAT_WITH_USER) go to the person through it
     on_child: Callable[[int | None], None] = lambda _pgid: None
 
 
@@ -200,7 +201,8 @@ def _research(action: Research, env: ActionEnv) -> Outcome:
 
 
 def _chat(action: ChatWithUser, env: ActionEnv) -> Outcome:
-    reply = env.ask_reply(action.message)
+    env.ui.show(f"\nThe model says:\n{action.message}\n")
+    reply = env.ui.chat_reply()
     return Outcome(True, "replied" if reply else "no reply", {"reply": reply})
 
 

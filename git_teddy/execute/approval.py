@@ -1,10 +1,7 @@
-"""Asking the user to approve memos and actions (or approving them all with `-y`)."""
+"""What the person approving a plan is shown of its memos and actions: one line per action,
+its full content or diff on request, the memo changes. The asking is the UI's (git_teddy.ui)."""
 
 import difflib
-from dataclasses import dataclass
-from typing import Literal
-
-import click
 
 from git_teddy.artifacts.plan.models import (
     Action,
@@ -19,15 +16,6 @@ from git_teddy.artifacts.plan.models import (
     Read,
     Research,
 )
-
-Verdict = Literal["approved", "auto", "rejected", "quit"]
-CHOICES = "[y]es [n]o [d]iff [a]ll remaining [q]uit"
-
-
-@dataclass(frozen=True)
-class Decision:
-    verdict: Verdict
-    reason: str | None = None
 
 
 def _target(action: Action) -> str:
@@ -81,48 +69,3 @@ def format_memos(memos: list[Memo]) -> str:
     return "\n".join(
         f"  [{m.op}] {m.text}" + (f"  # {m.comment}" if m.comment else "") for m in memos
     )
-
-
-class Approver:
-    """Interactive by default; `auto` approves everything; `quit` skips the rest."""
-
-    def __init__(self, auto: bool) -> None:
-        self.auto = auto
-        self.approve_rest = False
-
-    def memos(self, memos: list[Memo]) -> bool:
-        click.echo("Proposed memo changes:\n" + format_memos(memos))
-        if self.auto:
-            return True
-        return click.confirm("Approve these memory updates?", default=True)
-
-    def action(self, index: int, total: int, action: Action) -> Decision:
-        click.echo(f"\n[{index}/{total}] {describe(action)}")
-        if self.auto or self.approve_rest:
-            return Decision("auto")
-        while True:
-            answer = click.prompt(CHOICES, default="y", show_default=False).strip().lower()
-            if answer in ("y", "yes"):
-                return Decision("approved")
-            if answer in ("n", "no"):
-                reason = click.prompt("Reason (optional)", default="", show_default=False)
-                return Decision("rejected", reason.strip() or None)
-            if answer in ("d", "diff"):
-                click.echo(preview(action))
-            elif answer in ("a", "all"):
-                self.approve_rest = True
-                return Decision("approved")
-            elif answer in ("q", "quit"):
-                return Decision("quit")
-            else:
-                click.echo(f"please answer one of {CHOICES}")
-
-    def reply(self, message: str) -> str | None:
-        click.echo(f"\nThe model says:\n{message}\n")
-        if self.auto:
-            return None
-        reply: str = click.prompt("Your reply (empty to skip)", default="", show_default=False)
-        return reply.strip() or None
-
-    def apply(self) -> bool:
-        return self.auto or click.confirm("Apply the result to your working tree?", default=True)

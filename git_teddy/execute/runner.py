@@ -1,12 +1,9 @@
 """`git teddy execute`: run the pending plan of a session in a scratch worktree, snapshot
 the result, write the report commit, and bring the result into the user's working tree."""
 
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-
-import click
 
 from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
 from git_teddy.artifacts.plan import PlanError, parse_plan
@@ -22,7 +19,7 @@ from git_teddy.artifacts.report import (
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
-from git_teddy.execute.approval import Approver
+from git_teddy.execute.approval import describe, format_memos
 from git_teddy.gitstore.apply import ApplyResult, apply_to_worktree
 from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
@@ -30,6 +27,7 @@ from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.store import SessionStore
 from git_teddy.session.turns import PendingTurn, pending_turn, record_report
 from git_teddy.session.workspace import Workspace
+from git_teddy.ui import UI, Decision
 
 DEFAULT_TIMEOUT = 300
 DEFAULT_OUTPUT_CAP = 20_000
@@ -58,11 +56,12 @@ def find_pending(store: SessionStore, session: str) -> PendingTurn:
     )
 
 
-def _memo_step(approver: Approver, memos: list[Memo], tree: Path) -> MemoReport:
+def _memo_step(ui: UI, memos: list[Memo], tree: Path) -> MemoReport:
     proposed = [f"[{m.op}] {m.text}" for m in memos]
     if not memos:
         return MemoReport()
-    if not approver.memos(memos):
+    ui.show("Proposed memo changes:\n" + format_memos(memos))
+    if not ui.approve_memos(memos):
         return MemoReport(proposed=proposed, decision="rejected")
     path = tree / MEMOS_PATH
     current = parse_memos(path.read_text(encoding="utf-8")) if path.is_file() else []
@@ -84,29 +83,30 @@ def _log(index: int, action: Action, status: str, **extra: object) -> ActionLog:
     )
 
 
-def _run_actions(
-    plan: Plan, approver: Approver, env: ActionEnv
-) -> tuple[list[ActionLog], RunStatus]:
+def _run_actions(plan: Plan, ui: UI, env: ActionEnv) -> tuple[list[ActionLog], RunStatus]:
     logs: list[ActionLog] = []
     status: RunStatus = "SUCCESS"
     total = len(plan.actions)
+    approve_rest = False  # "all remaining" holds for the rest of this plan only
     for index, action in enumerate(plan.actions, start=1):
         if status != "SUCCESS":
             logs.append(_log(index, action, "SKIPPED"))
             continue
-        decision = approver.action(index, total, action)
+        ui.show(f"\n[{index}/{total}] {describe(action)}")
+        decision = Decision("auto") if approve_rest else ui.approve_action(action)
+        approve_rest = approve_rest or decision.approve_rest
         if decision.verdict == "quit":
             status = "ABORTED"
             logs.append(_log(index, action, "SKIPPED", reason="the user quit"))
             continue
         if decision.verdict == "rejected":
-            click.echo("  rejected")
+            ui.show("  rejected")
             logs.append(
                 _log(index, action, "REJECTED", approval="rejected", reason=decision.reason)
             )
             continue
         outcome = run_action(action, env)
-        click.echo(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
+        ui.show(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
         logs.append(
             _log(
                 index,
@@ -181,7 +181,7 @@ def _snapshot(store: SessionStore, worktree: Worktree, base: str, turn: str) -> 
 
 def _apply(
     ws: Workspace,
-    approver: Approver,
+    ui: UI,
     turn: PendingTurn,
     snapshot: str,
 ) -> tuple[ApplyResult | None, str | None, bool | str]:
@@ -193,7 +193,7 @@ def _apply(
         )
     if snapshot == turn.record.base_snapshot:
         return None, None, "nothing to apply"
-    if mode == "never" or (mode == "ask" and not approver.apply()):
+    if mode == "never" or (mode == "ask" and not ui.approve_apply()):
         return None, None, "not applied (teddy.apply)"
     # Whatever the user has now is saved first, so applying can always be undone.
     user_state = ws.store.take_snapshot(
@@ -205,7 +205,8 @@ def _apply(
     return result, user_state, True if result.applied else "conflict"
 
 
-def execute(ws: Workspace, session: str, approver: Approver) -> ExecutionResult:
+def execute(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
+    """Run the session's pending plan, asking `ui` to approve memos, actions and applying."""
     store = ws.store
     turn = find_pending(store, session)
     try:
@@ -218,20 +219,20 @@ def execute(ws: Workspace, session: str, approver: Approver) -> ExecutionResult:
     links = ws.settings.get_all("teddy.worktree.link")
     with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
         if worktree.recovered_stale:
-            click.echo("note: cleaned up a scratch worktree left behind by an interrupted run")
-        memo_report = _memo_step(approver, plan.memos, worktree.path)
+            ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
+        memo_report = _memo_step(ui, plan.memos, worktree.path)
         env = ActionEnv(
             root=worktree.path,
             timeout=float(ws.settings.get_int("teddy.execute.timeout", DEFAULT_TIMEOUT)),
             output_cap=ws.settings.get_int("teddy.execute.outputCap", DEFAULT_OUTPUT_CAP),
             search_url=ws.settings.get("teddy.searchUrl"),
-            ask_reply=approver.reply,
+            ui=ui,
             on_child=worktree.record_child,
         )
-        logs, status = _run_actions(plan, approver, env)
+        logs, status = _run_actions(plan, ui, env)
         snapshot = _snapshot(store, worktree, turn.record.base_snapshot, turn.turn)
     store.keep_snapshot(session, snapshot)
-    applied, user_state, applied_note = _apply(ws, approver, turn, snapshot)
+    applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
     summary = RunSummary(
         status=status,
         start_time=start,
@@ -253,11 +254,3 @@ def execute(ws: Workspace, session: str, approver: Approver) -> ExecutionResult:
     )
     record_report(store, turn, render_report(report).encode(), record)
     return ExecutionResult(turn, report, record, applied, user_state)
-
-
-def require_terminal_or_yes(yes: bool) -> None:
-    if not yes and not (os.isatty(0) and os.isatty(1)):
-        raise TeddyError(
-            "execute asks for approvals, but there is no terminal to ask on",
-            "run it in a terminal, or pass -y to approve every action",
-        )

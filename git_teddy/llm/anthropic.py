@@ -1,15 +1,16 @@
 """The Anthropic Messages API, not streamed: one JSON answer with the text and the usage.
 
-In a terminal, stderr says that the model is being waited for (there is no count to show).
+The UI's status line says that the model is being waited for (there is no count to show).
 """
 
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from git_teddy.llm.base import ChatMessage, Completion, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy, post_json
 from git_teddy.llm.prices import cost_of
 from git_teddy.settings import Settings
+from git_teddy.ui import UI
 
 if TYPE_CHECKING:
     import requests
@@ -25,8 +26,8 @@ class AnthropicProvider:
     endpoint: Endpoint
     policy: HttpPolicy
     settings: Settings
+    ui: UI  # where the wait is shown
     max_tokens: int = DEFAULT_MAX_TOKENS
-    progress: IO[str] | None = None  # a terminal to say what we are waiting for, if any
     name: str = "anthropic"
 
     def complete(self, system: str, messages: list[ChatMessage]) -> Completion:
@@ -36,9 +37,8 @@ class AnthropicProvider:
             "system": system,
             "messages": [m.model_dump() for m in messages],
         }
-        if self.progress is not None:
-            self.progress.write(f"{self.name} {self.model}: waiting for the reply\n")
-            self.progress.flush()
+        self.ui.status(f"{self.name} {self.model}: waiting for the reply")
+        self.ui.end_status()
         data = post_json(self.endpoint, body, self.policy, self._read)
         blocks = data.get("content") or []
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")

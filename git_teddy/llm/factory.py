@@ -10,9 +10,10 @@ from git_teddy.llm.base import Provider, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy
 from git_teddy.llm.manual import ManualProvider
 from git_teddy.llm.openai import DEFAULT_BASE_URL as OPENAI_URL
-from git_teddy.llm.openai import OpenAIProvider, terminal_progress
+from git_teddy.llm.openai import OpenAIProvider
 from git_teddy.llm.replay import ReplayProvider
 from git_teddy.settings import Settings, env_name
+from git_teddy.ui import UI
 
 PROVIDERS = ("openai", "anthropic", "manual", "replay")
 DEFAULT_TIMEOUT = 120
@@ -21,18 +22,19 @@ DEFAULT_RETRY_DELAY = 1.0
 
 
 def provider_from_settings(
-    settings: Settings, derived_dir: Path, environ: Mapping[str, str] | None = None
+    settings: Settings, derived_dir: Path, environ: Mapping[str, str] | None = None, *, ui: UI
 ) -> Provider:
-    """The provider `teddy.provider` names (manual when unset). API keys come from `environ`
-    (default: the process environment) only, never from git config."""
+    """The provider `teddy.provider` names (manual when unset), showing its progress and
+    asking for pastes through `ui`. API keys come from `environ` (default: the process
+    environment) only, never from git config."""
     name = (settings.get("teddy.provider") or "manual").strip().lower()
     env = os.environ if environ is None else environ
     if name == "openai":
-        return _openai(settings, env)
+        return _openai(settings, env, ui)
     if name == "anthropic":
-        return _anthropic(settings, env)
+        return _anthropic(settings, env, ui)
     if name == "manual":
-        return ManualProvider(derived_dir / "manual")
+        return ManualProvider(derived_dir / "manual", ui)
     if name == "replay":
         return _replay(settings, derived_dir)
     raise ProviderError(
@@ -41,7 +43,7 @@ def provider_from_settings(
     )
 
 
-def _openai(settings: Settings, env: Mapping[str, str]) -> OpenAIProvider:
+def _openai(settings: Settings, env: Mapping[str, str], ui: UI) -> OpenAIProvider:
     model = _model(settings, "openai", "gpt-4.1")
     key = _key(env, "OPENAI_API_KEY")
     base = _base_url(settings, OPENAI_URL, key, "openai", "OPENAI_API_KEY")
@@ -53,10 +55,10 @@ def _openai(settings: Settings, env: Mapping[str, str]) -> OpenAIProvider:
         secret=key,
         headers={"Authorization": f"Bearer {key}"} if key else {},
     )
-    return OpenAIProvider(model, endpoint, _policy(settings), settings, terminal_progress())
+    return OpenAIProvider(model, endpoint, _policy(settings), settings, ui)
 
 
-def _anthropic(settings: Settings, env: Mapping[str, str]) -> AnthropicProvider:
+def _anthropic(settings: Settings, env: Mapping[str, str], ui: UI) -> AnthropicProvider:
     model = _model(settings, "anthropic", "claude-sonnet-4-5")
     key = _key(env, "ANTHROPIC_API_KEY")
     base = _base_url(settings, ANTHROPIC_URL, key, "anthropic", "ANTHROPIC_API_KEY")
@@ -70,7 +72,7 @@ def _anthropic(settings: Settings, env: Mapping[str, str]) -> AnthropicProvider:
             f"fix it with `git config teddy.maxTokens {DEFAULT_MAX_TOKENS}`",
         )
     policy = _policy(settings)
-    return AnthropicProvider(model, endpoint, policy, settings, max_tokens, terminal_progress())
+    return AnthropicProvider(model, endpoint, policy, settings, ui, max_tokens)
 
 
 def _replay(settings: Settings, derived_dir: Path) -> ReplayProvider:

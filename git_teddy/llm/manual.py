@@ -1,13 +1,12 @@
 """The manual provider: you are the API. The payload goes to a file (and the clipboard), you
-paste it into any chat, and paste the model's reply back on stdin."""
+paste it into any chat, and paste the model's reply back (the UI reads it: stdin on the CLI)."""
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from git_teddy.llm.base import ChatMessage, Completion, ProviderError
 from git_teddy.llm.clipboard import copy_to_clipboard
+from git_teddy.ui import UI
 
 TITLES = {"user": "User", "assistant": "Assistant (your model's earlier reply)"}
 
@@ -38,26 +37,25 @@ def _new_file(folder: Path, text: str) -> Path:
 @dataclass
 class ManualProvider:
     folder: Path  # derived_dir / "manual"
+    ui: UI  # where the user is told what to do, and pastes the reply
     name: str = "manual"
     model: str = "manual"
 
     def complete(self, system: str, messages: list[ChatMessage]) -> Completion:
         payload = render_payload(system, messages)
         path = _new_file(self.folder, payload)
-        say = sys.stderr
-        say.write(f"the request for the model is in {path}\n")
+        self.ui.progress(f"the request for the model is in {path}")
         tool = copy_to_clipboard(payload)
         if tool:
-            say.write(f"it is also in the clipboard ({tool})\n")
-        say.write("paste the model's reply, then Ctrl-D\n")
-        say.flush()
-        text = read_reply(sys.stdin)
+            self.ui.progress(f"it is also in the clipboard ({tool})")
+        self.ui.progress("paste the model's reply, then Ctrl-D")
+        text = read_reply(self.ui)
         return Completion(text=text, model=self.model, provider=self.name)
 
 
-def read_reply(stream: IO[str]) -> str:
+def read_reply(ui: UI) -> str:
     try:
-        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+        data = ui.read_paste()
     except OSError as error:
         raise ProviderError(f"cannot read the reply from stdin: {error}") from error
     try:

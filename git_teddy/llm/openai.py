@@ -1,20 +1,21 @@
 """OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, LM Studio...).
 
-Always streamed, so there is one code path: in a terminal, stderr shows a live count of the
-characters received; elsewhere nothing is printed. Usage comes from the final chunk that
-`stream_options.include_usage` asks for; servers that ignore it leave the tokens unknown.
+Always streamed, so there is one code path: the UI's status line shows a live count of the
+characters received (on a terminal; elsewhere nothing is printed). Usage comes from the final
+chunk that `stream_options.include_usage` asks for; servers that ignore it leave the tokens
+unknown.
 """
 
 import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from git_teddy.llm.base import ChatMessage, Completion, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy, post_json
 from git_teddy.llm.prices import cost_of
 from git_teddy.settings import Settings
+from git_teddy.ui import UI
 
 if TYPE_CHECKING:
     import requests
@@ -35,7 +36,7 @@ class OpenAIProvider:
     endpoint: Endpoint
     policy: HttpPolicy
     settings: Settings
-    progress: IO[str] | None = None  # where to show the live count (a terminal), if anywhere
+    ui: UI  # where the live count goes
     name: str = "openai"
 
     def complete(self, system: str, messages: list[ChatMessage]) -> Completion:
@@ -69,12 +70,10 @@ class OpenAIProvider:
                     text = (choice.get("delta") or {}).get("content") or ""
                     reply.parts.append(text)
                     received += len(text)
-                if self.progress is not None:
-                    self.progress.write(f"\r{self.name} {self.model}: {received} characters")
-                    self.progress.flush()
+                self.ui.status(f"{self.name} {self.model}: {received} characters")
         finally:
-            if self.progress is not None and received:
-                self.progress.write("\n")
+            if received:
+                self.ui.end_status()
         return reply
 
 
@@ -115,7 +114,3 @@ def _json(text: str, endpoint: Endpoint) -> dict[str, Any]:
             "check `git config teddy.baseUrl` (it usually ends in /v1)",
         )
     return data
-
-
-def terminal_progress() -> IO[str] | None:
-    return sys.stderr if sys.stderr.isatty() else None

@@ -17,18 +17,16 @@ Entries are written to a temporary file then renamed, so readers see whole files
 a checksum: a damaged entry is a miss.
 """
 
-import codecs
 import functools
 import json
 import os
 import subprocess
-import sys
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
 from git_teddy import __version__
-from git_teddy.errors import EXIT_INTERRUPTED, EXIT_USER_ERROR, TeddyError
+from git_teddy.errors import TeddyError
 from git_teddy.gitstore.worktree_tree import INDEX_PATH_ARGS, worktree_tree
 from git_teddy.settings import Settings
 
@@ -270,36 +268,6 @@ def parse_args(argv: list[str]) -> tuple[str | None, int, bool] | None:
         else:
             session = value
     return session, depth, as_json
-
-
-def serve(argv: list[str]) -> int | None:
-    """Answer `git teddy context ARGV` from the cache: the exit code, or None to run the
-    full command. Prints exactly what the full command would (click.echo on a UTF-8 stdout)."""
-    try:
-        parsed = parse_args(argv)
-        if parsed is None or sys.stdout is None:
-            return None
-        session_spec, depth, as_json = parsed
-        out = lookup(Path.cwd(), session_spec, depth, "json" if as_json else "text") + "\n"
-        stream = sys.stdout
-        if codecs.lookup(stream.encoding).name != "utf-8" or "\x1b" in out:
-            return None  # click would re-encode or strip escape codes: let it
-        out.encode(stream.encoding, stream.errors or "strict")  # a failure: let click fail
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except Exception:  # a miss, or anything unexpected: the full command decides
-        return None
-    try:
-        stream.write(out)
-        stream.flush()
-    except BrokenPipeError:
-        sys.stderr.close()  # the reader went away (e.g. `| head`), as the full command does
-        return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return 0
 
 
 # ---- storing (after the full command) -----------------------------------------------------

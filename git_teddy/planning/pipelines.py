@@ -38,6 +38,7 @@ from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_setti
 from git_teddy.planning.agents import agent_prompt, normalize_agent
 from git_teddy.planning.context import render_context_log
 from git_teddy.settings import Settings
+from git_teddy.ui import UI
 
 if TYPE_CHECKING:  # planning imports this module: a run-time import would be circular
     from git_teddy.planning.turn import Attempt
@@ -363,7 +364,7 @@ def run_pipeline(
     payload: str,
     system_for: Callable[[PipelineStep], str],
     provider_for: Callable[[str | None], Provider],
-    echo: Callable[[str], None],
+    ui: UI,
     retries: int = 2,
 ) -> PipelineRun:
     """Run the steps in order; the last one must reply with a plan and is re-prompted with
@@ -377,7 +378,7 @@ def run_pipeline(
     count = len(pipeline.steps)
     for index, (step, system) in enumerate(zip(pipeline.steps, systems, strict=True)):
         provider = provider_for(step.model)
-        echo(
+        ui.progress(
             f"pipeline {pipeline.name}: step {index + 1}/{count} `{step.name}` "
             f"({step.label}, {provider.model})"
         )
@@ -386,7 +387,7 @@ def run_pipeline(
             completion = provider.complete(system, [ChatMessage(role="user", content=user)])
             run.steps.append(StepRun(step, system, user, [completion]))
             continue
-        run.plan, run.attempts = ask_for_plan(provider, system, user, retries, echo)
+        run.plan, run.attempts = ask_for_plan(provider, system, user, retries, ui.progress)
         run.steps.append(StepRun(step, system, user, [a.completion for a in run.attempts]))
     return run
 
@@ -405,7 +406,7 @@ def _systems(pipeline: Pipeline, system_for: Callable[[PipelineStep], str]) -> l
 
 
 def providers_from_settings(
-    settings: Settings, derived_dir: Path, environ: Mapping[str, str] | None = None
+    settings: Settings, derived_dir: Path, environ: Mapping[str, str] | None = None, *, ui: UI
 ) -> Callable[[str | None], Provider]:
     """`provider_for` from the settings: a step's `model` replaces teddy.model (and its
     TEDDY_MODEL override); one provider per model, made when first asked for."""
@@ -414,7 +415,7 @@ def providers_from_settings(
     def provider_for(model: str | None) -> Provider:
         if model not in made:
             chosen = settings if model is None else _ModelSettings(settings, model)
-            made[model] = provider_from_settings(chosen, derived_dir, environ)
+            made[model] = provider_from_settings(chosen, derived_dir, environ, ui=ui)
         return made[model]
 
     return provider_for

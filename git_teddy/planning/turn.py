@@ -4,8 +4,6 @@ problems), and record the turn. `git teddy context` shows the same context witho
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-import click
-
 from git_teddy.artifacts.folder import (
     CONTEXT_LOG,
     PLAN,
@@ -60,6 +58,7 @@ from git_teddy.session.turns import (
     snapshot_for_next_turn,
 )
 from git_teddy.session.workspace import Workspace
+from git_teddy.ui import UI
 
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_MAX_RESOURCE_BYTES = 500_000
@@ -346,7 +345,7 @@ def _ask_pipeline(
     message: str,
     payload: str,
     retries: int,
-    echo: Callable[[str], None],
+    ui: UI,
 ) -> Asked:
     """Spec 001: each step gets the context and the previous step's output; the last plans.
     `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
@@ -356,9 +355,9 @@ def _ask_pipeline(
         return ws.repo.read_file(tree, path)
 
     pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
-    providers = providers_from_settings(ws.settings, ws.repo.derived_dir())
+    providers = providers_from_settings(ws.settings, ws.repo.derived_dir(), ui=ui)
     run = run_pipeline(
-        pipeline, message, payload, lambda step: step_system(step, read), providers, echo, retries
+        pipeline, message, payload, lambda step: step_system(step, read), providers, ui, retries
     )
     last = run.last
     return Asked(run.plan, run.attempts, last.system, last.user, run.usage(), pipeline_files(run))
@@ -390,7 +389,8 @@ def plan_turn(
     agent: str | None = None,
     depth: int = 0,
     reply_file_text: str | None = None,
-    echo: Callable[[str], None] = click.echo,
+    *,
+    ui: UI,
     alternative_to: dict[str, bytes] | None = None,
     pipeline: str | None = None,
     resume: bool = False,
@@ -419,14 +419,14 @@ def plan_turn(
                 "--pipeline needs models to call; --from-file gives the reply",
                 "use one of --pipeline and --from-file",
             )
-        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, echo)
+        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, ui)
     else:
         provider: Provider = (
             FileReply(reply_file_text)
             if reply_file_text is not None
-            else provider_from_settings(ws.settings, ws.repo.derived_dir())
+            else provider_from_settings(ws.settings, ws.repo.derived_dir(), ui=ui)
         )
-        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, echo)
+        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui.progress)
         asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
     if plan is None:

@@ -1,0 +1,170 @@
+"""The CLI's `UI` (git_teddy.ui): click prompts on a terminal, or approving everything
+without one (-y, --yolo); and the refusal to ask where there is no terminal to ask on."""
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import click
+
+from git_teddy.errors import TeddyError
+from git_teddy.ui import UI, Decision, Interrupted
+
+if TYPE_CHECKING:  # pydantic models: `git teddy -h` imports this module, and stays fast
+    from git_teddy.artifacts.plan.models import Action, Memo
+
+CHOICES = "[y]es [n]o [d]iff [a]ll remaining [q]uit"
+ANSWERS = {
+    **dict.fromkeys(("y", "yes"), Decision("approved")),
+    **dict.fromkeys(("a", "all"), Decision("approved", approve_rest=True)),
+    **dict.fromkeys(("q", "quit"), Decision("quit")),
+}
+
+
+@contextmanager
+def _asking() -> Iterator[None]:
+    """Ctrl-C or end of input at a prompt (click.Abort) is the library's Interrupted."""
+    try:
+        yield
+    except click.Abort:
+        raise Interrupted from None
+
+
+class _Console:
+    """What every CLI UI tells: output on stdout, progress on stderr, a model's live status
+    only when stderr is a terminal; and the manual provider's paste from stdin."""
+
+    def progress(self, text: str) -> None:
+        click.echo(text, err=True)
+
+    def show(self, text: str) -> None:
+        click.echo(text)
+
+    def status(self, text: str) -> None:
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r{text}")
+            sys.stderr.flush()
+
+    def end_status(self) -> None:
+        if sys.stderr.isatty():
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    def read_paste(self) -> bytes:
+        stream = sys.stdin
+        return stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+
+
+class TerminalUI(_Console):
+    """Asks every question with click prompts (`plan` and `branch` ask none, but take the
+    manual provider's paste through it)."""
+
+    unattended = False
+
+    def approve_memos(self, memos: "list[Memo]") -> bool:
+        with _asking():
+            return click.confirm("Approve these memory updates?", default=True)
+
+    def approve_action(self, action: "Action") -> Decision:
+        while True:
+            with _asking():
+                answer = click.prompt(CHOICES, default="y", show_default=False).strip().lower()
+            if answer in ANSWERS:
+                return ANSWERS[answer]
+            if answer in ("n", "no"):
+                with _asking():
+                    reason = click.prompt("Reason (optional)", default="", show_default=False)
+                return Decision("rejected", reason.strip() or None)
+            if answer in ("d", "diff"):
+                from git_teddy.execute.approval import preview  # needs the plan's models
+
+                click.echo(preview(action))
+            else:
+                click.echo(f"please answer one of {CHOICES}")
+
+    def chat_reply(self) -> str | None:
+        with _asking():
+            reply: str = click.prompt("Your reply (empty to skip)", default="", show_default=False)
+        return reply.strip() or None
+
+    def approve_apply(self) -> bool:
+        with _asking():
+            return click.confirm("Apply the result to your working tree?", default=True)
+
+    def first_message(self) -> str | None:
+        while True:
+            with _asking():
+                text = click.prompt("Your message for the first turn (q to stop)").strip()
+            if text:
+                return None if text == "q" else str(text)
+
+    def next_message(self) -> str | None:
+        with _asking():
+            text = click.prompt(
+                "\nComment for the next plan (enter to continue, q to stop)",
+                default="",
+                show_default=False,
+            ).strip()
+        return None if text == "q" else str(text)
+
+
+class UnattendedUI(_Console):
+    """Approves every memo, action and result without asking (-y, --yolo). With `replies`
+    (the loop's --yolo) the model's questions are still answered, a line from stdin each."""
+
+    unattended = True
+
+    def __init__(self, replies: bool) -> None:
+        self.replies = replies
+
+    def approve_memos(self, memos: "list[Memo]") -> bool:
+        return True
+
+    def approve_action(self, action: "Action") -> Decision:
+        return Decision("auto")
+
+    def chat_reply(self) -> str | None:
+        if not self.replies:
+            return None
+        click.echo("Your reply (empty or end of input to stop): ", nl=False)
+        line = sys.stdin.readline()  # terminal or not: yolo needs no terminal
+        return line.strip() or None
+
+    def approve_apply(self) -> bool:
+        return True
+
+    def first_message(self) -> str | None:
+        return None  # nobody to ask: the loop asks for -m first
+
+    def next_message(self) -> str | None:
+        return ""  # the loop goes on by itself
+
+
+def _has_terminal() -> bool:
+    return os.isatty(0) and os.isatty(1)
+
+
+def execute_ui(yes: bool) -> UI:
+    """`execute`'s UI; without a terminal to ask on, refuse rather than guess."""
+    if yes:
+        return UnattendedUI(replies=False)
+    if not _has_terminal():
+        raise TeddyError(
+            "execute asks for approvals, but there is no terminal to ask on",
+            "run it in a terminal, or pass -y to approve every action",
+        )
+    return TerminalUI()
+
+
+def loop_ui(yolo: bool, command: str) -> UI:
+    """The loop's UI (`start`, `continue`, `resume`), refusing as `execute` does."""
+    if yolo:
+        return UnattendedUI(replies=True)
+    if not _has_terminal():
+        raise TeddyError(
+            f"{command} asks for comments and approvals, but there is no terminal to ask on",
+            "run it in a terminal, or pass --yolo to run without approvals",
+        )
+    return TerminalUI()
