@@ -7,6 +7,7 @@ import click
 
 from git_teddy.errors import TeddyError
 from git_teddy.session.workspace import Workspace, open_workspace
+from git_teddy.settings import CHANNEL
 
 
 def loop_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -109,7 +110,7 @@ def start(
     if yolo and not message:
         raise TeddyError("start --yolo needs the first message", "give it with -m MESSAGE")
     ws = open_workspace()
-    channel = channel or ws.settings.get("teddy.channel", "cli") or "cli"
+    channel = channel or ws.settings.text(CHANNEL)
     session = ws.store.create_session(name, channel)
     click.echo(f"session {session}")
     _run(ws, session, message, yolo, max_turns, max_cost, context_depth, pipeline, agent)

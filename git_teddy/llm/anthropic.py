@@ -9,14 +9,13 @@ from typing import IO, TYPE_CHECKING, Any
 from git_teddy.llm.base import ChatMessage, Completion, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy, post_json
 from git_teddy.llm.prices import cost_of
-from git_teddy.settings import Settings
+from git_teddy.settings import MAX_TOKENS, Settings
 
 if TYPE_CHECKING:
     import requests
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 8192
 
 
 @dataclass
@@ -25,7 +24,7 @@ class AnthropicProvider:
     endpoint: Endpoint
     policy: HttpPolicy
     settings: Settings
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_tokens: int = MAX_TOKENS.default
     progress: IO[str] | None = None  # a terminal to say what we are waiting for, if any
     name: str = "anthropic"
 
