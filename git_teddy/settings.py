@@ -9,11 +9,10 @@ underscores). Of several values the last one wins, as in git; an empty value mea
 k, m and g (times 1024, as `git config --type=int` reads them).
 
 Layer 0: no git here, the caller hands over what `git config` holds. Cheap to import (the
-context cache and session index answer before click loads): `re` and `math`, no dataclasses
-or typing.
+context cache and session index answer before click loads): `re`, no dataclasses or
+typing.
 """
 
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -35,8 +34,9 @@ def env_name(key: str) -> str:
 
 
 class Setting:
-    """One single-valued key. `parse` raises ValueError for a value that is not
-    `requirement`; `example` is a good value, for hints."""
+    """One key: its name, a line of help and a good value for hints (`example`). The last
+    value counts (Paths: all of them); `parse` raises ValueError for one that is not
+    `requirement`."""
 
     kind = "text"
     requirement = "text"
@@ -79,7 +79,7 @@ class Text(Setting):
     ) -> None:
         super().__init__(key, help, example)
         self.default = default
-        self.pattern = re.compile(pattern) if pattern else None
+        self.pattern = pattern  # compiled when first used: imports stay cheap
         self.requirement = requirement
         self.kind = "URL" if "URL" in requirement else "text"
 
@@ -89,7 +89,7 @@ class Text(Setting):
 
     def parse(self, raw: str) -> str:
         value = raw.strip()
-        if self.pattern and not self.pattern.fullmatch(value):
+        if self.pattern and not re.fullmatch(self.pattern, value):
             raise ValueError(raw)
         return value
 
@@ -117,7 +117,7 @@ class Choice(Setting):
         return value
 
 
-_WHOLE = re.compile(r"([+-]?[0-9]+)([kmg]?)", re.IGNORECASE)
+_WHOLE = r"([+-]?[0-9]+)([kmgKMG]?)"  # patterns are compiled when first used
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
 
@@ -141,7 +141,7 @@ class Integer(Setting):
         return False
 
     def parse(self, raw: str) -> int:
-        match = _WHOLE.fullmatch(raw.strip())
+        match = re.fullmatch(_WHOLE, raw.strip())
         if match is None:
             raise ValueError(raw)
         value = int(match[1]) * _UNITS[match[2].lower()]
@@ -156,15 +156,21 @@ class Number(Setting):
     default: float
 
     def __init__(
-        self, key: str, help: str, default: float, example: str, unit: str, shown: str = ""
+        self,
+        key: str,
+        help: str,
+        example: str,
+        unit: str,
+        default: float = 0.0,
+        measure: str = "",
+        shown: str = "",
     ) -> None:
         super().__init__(key, help, example)
         self.default = default
         self.unit = unit
+        self.measure = measure or f"a number of {unit}"  # what a value is, for errors
         self.kind = f"number ({unit})"
-        self.requirement = f"a number of {unit}, 0 or more"
-        if shown:  # a per-model price: no default of its own
-            self.requirement = f"a price in {unit}, 0 or more"
+        self.requirement = f"{self.measure}, 0 or more"
         self._shown = shown or f"{default:g}"
 
     @property
@@ -175,15 +181,17 @@ class Number(Setting):
         return False
 
     def parse(self, raw: str) -> float:
-        value = float(raw)  # its ValueError says "not a number" well enough
-        if not math.isfinite(value) or value < 0:
+        value = float(raw)
+        if not 0 <= value < float("inf"):  # NaN fails every comparison
             raise ValueError(raw)
         return value
 
     def for_model(self, model: str) -> "Number":
         """The concrete key of a per-model template (`teddy.price.<model>.input`)."""
         key = self.key.replace(MODEL_PLACEHOLDER, model)
-        return Number(key, self.help, self.default, self.example, self.unit, self._shown)
+        return Number(
+            key, self.help, self.example, self.unit, measure=self.measure, shown=self._shown
+        )
 
 
 class Paths(Setting):
@@ -286,25 +294,25 @@ RETRY_DELAY = Number(
     "teddy.retryDelay",
     "Seconds before the first retry of a model request; each later retry waits twice as long "
     "(or as long as the server asks).",
-    default=1.0,
     example="1",
     unit="seconds",
+    default=1.0,
 )
 PRICE_INPUT = Number(
     "teddy.price.<model>.input",
     "USD per million input tokens of <model>, for cost figures; overrides or extends the "
     "built-in price table.",
-    default=0.0,
     example="2.5",
     unit="USD per million tokens",
+    measure="a price in USD per million tokens",
     shown="the built-in table",
 )
 PRICE_OUTPUT = Number(
     "teddy.price.<model>.output",
     "USD per million output tokens of <model> (as teddy.price.<model>.input).",
-    default=0.0,
     example="10",
     unit="USD per million tokens",
+    measure="a price in USD per million tokens",
     shown="the built-in table",
 )
 TOKENIZER = Text(
@@ -400,8 +408,8 @@ REGISTRY: tuple[Setting, ...] = (
     SEARCH_URL,
 )
 PRICES = {"input": PRICE_INPUT, "output": PRICE_OUTPUT}
-_PRICE_KEY = re.compile(r"teddy\.price\.(.+)\.(input|output)")
-_PRICE_ENV = re.compile(r"TEDDY_PRICE_(.+)_(INPUT|OUTPUT)")
+_PRICE_KEY = r"teddy\.price\.(.+)\.(input|output)"
+_PRICE_ENV = r"TEDDY_PRICE_(.+)_(INPUT|OUTPUT)"
 
 
 def is_template(setting: Setting) -> bool:
@@ -414,7 +422,7 @@ def _side(template: Setting) -> str:
 
 def registered(key: str) -> Setting | None:
     """The setting a concrete key names (a price key names its template), or None."""
-    price = _PRICE_KEY.fullmatch(key)
+    price = re.fullmatch(_PRICE_KEY, key)
     if price:
         return PRICES[price[2]]
     return next((s for s in REGISTRY if s.key.lower() == key.lower()), None)
@@ -507,10 +515,15 @@ class Settings:
         return self.text(REF_PREFIX).strip("/") + "/"
 
     def prices_set(self, side: str) -> list[Setting]:
-        """The `teddy.price.<model>.<side>` keys set in git config or the environment."""
-        models = [m[1] for m in map(_PRICE_KEY.fullmatch, self._git) if m and m[2] == side]
+        """The keys of a price template (`side`: input or output) set in git config or the
+        environment."""
+        models = []
+        for key in self._git:
+            match = key.startswith("teddy.price.") and re.fullmatch(_PRICE_KEY, key)
+            if match and match[2] == side:
+                models.append(match[1])
         for name in self._environ:
-            match = _PRICE_ENV.fullmatch(name)
+            match = name.startswith("TEDDY_PRICE_") and re.fullmatch(_PRICE_ENV, name)
             if match and match[2].lower() == side:  # a lower-case model gives back the name
                 models.append(match[1].lower())
         return [PRICES[side].for_model(model) for model in dict.fromkeys(models)]

@@ -3,6 +3,7 @@
 import click
 
 from git_teddy.cli.session_cmds import echo_json
+from git_teddy.errors import TeddyError
 from git_teddy.index.views import table
 from git_teddy.session.workspace import open_settings
 from git_teddy.settings import DEFAULT, ENVIRONMENT, Entry
@@ -26,9 +27,19 @@ def config(as_json: bool) -> None:
         click.echo(table([["KEY", "VALUE", "FROM", ""], *map(_row, entries)]))
         for key in unknown:
             click.echo(f"note: {key} is set in git config, but git-teddy reads no such setting")
-    bad = [entry.error for entry in entries if entry.error]
+    _fail_on_bad([entry for entry in entries if entry.error])
+
+
+def _fail_on_bad(bad: list[Entry]) -> None:
+    """Exit 1 as a command reading these values would, with its error for a single one."""
+    if len(bad) == 1 and bad[0].error:
+        raise bad[0].error
     if bad:
-        raise bad[0]
+        raise TeddyError(
+            f"{len(bad)} settings have bad values: {', '.join(e.setting.key for e in bad)}",
+            "fix each with `git config <key> <value>` (or unset it, or its environment "
+            "variable); the listing says what each must be",
+        )
 
 
 def _row(entry: Entry) -> list[str]:
