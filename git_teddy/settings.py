@@ -408,6 +408,8 @@ REGISTRY: tuple[Setting, ...] = (
     SEARCH_URL,
 )
 PRICES = {"input": PRICE_INPUT, "output": PRICE_OUTPUT}
+_PRICE_KEY_START = PRICE_INPUT.key.partition(MODEL_PLACEHOLDER)[0]  # teddy.price.
+_PRICE_ENV_START = PRICE_INPUT.env.partition(MODEL_PLACEHOLDER.upper())[0]  # TEDDY_PRICE_
 _PRICE_KEY = r"teddy\.price\.(.+)\.(input|output)"
 _PRICE_ENV = r"TEDDY_PRICE_(.+)_(INPUT|OUTPUT)"
 
@@ -519,11 +521,11 @@ class Settings:
         environment."""
         models = []
         for key in self._git:
-            match = key.startswith("teddy.price.") and re.fullmatch(_PRICE_KEY, key)
+            match = key.startswith(_PRICE_KEY_START) and re.fullmatch(_PRICE_KEY, key)
             if match and match[2] == side:
                 models.append(match[1])
         for name in self._environ:
-            match = name.startswith("TEDDY_PRICE_") and re.fullmatch(_PRICE_ENV, name)
+            match = name.startswith(_PRICE_ENV_START) and re.fullmatch(_PRICE_ENV, name)
             if match and match[2].lower() == side:  # a lower-case model gives back the name
                 models.append(match[1].lower())
         return [PRICES[side].for_model(model) for model in dict.fromkeys(models)]

@@ -274,3 +274,14 @@ def test_the_choices_are_the_ones_the_code_handles(tmp_path: Path) -> None:
         }
         made = provider_from_settings(Settings(git_values, {}), tmp_path, {"TEDDY_API_KEY": "k"})
         assert made.name == choice
+
+
+def test_a_price_set_only_in_the_environment_is_checked_too() -> None:
+    environ = {"TEDDY_PRICE_GPT-4O_INPUT": "cheap"}
+    with pytest.raises(TeddyError) as caught:
+        Settings({}, environ).check()
+    assert caught.value.message == (
+        "teddy.price.gpt-4o.input (set by TEDDY_PRICE_GPT-4O_INPUT) must be a price in USD per "
+        "million tokens, 0 or more, not 'cheap'"
+    )
+    assert Settings({}, {"TEDDY_PRICE_GPT-4O_INPUT": "2.5"}).price("GPT-4o", "input") == 2.5
