@@ -1,7 +1,16 @@
-"""Settings: `git config teddy.*`, overridden by `TEDDY_*` environment variables.
+"""The `teddy.*` settings: every key declared once (type, default, allowed values, one line
+of help, its environment variable), read from the values git config holds and validated
+when read.
 
-`teddy.refPrefix` is overridden by `TEDDY_REF_PREFIX`, `teddy.execute.timeout` by
-`TEDDY_EXECUTE_TIMEOUT`: dots and camel-case humps become underscores.
+An environment variable overrides each key: `teddy.refPrefix` by `TEDDY_REF_PREFIX`,
+`teddy.execute.timeout` by `TEDDY_EXECUTE_TIMEOUT` (dots and camel-case humps become
+underscores). Of several values the last one wins, as in git; an empty value means the default
+(numbers excepted: git rejects an empty number too). Whole numbers take git's suffixes
+k, m and g (times 1024, as `git config --type=int` reads them).
+
+Layer 0: no git here, the caller hands over what `git config` holds. Cheap to import (the
+context cache and session index answer before click loads): `re`, no dataclasses or
+typing.
 """
 
 import os
@@ -10,7 +19,10 @@ from collections.abc import Mapping
 
 from git_teddy.errors import TeddyError
 
-DEFAULT_REF_PREFIX = "teddy/"
+DEFAULT = "default"
+GIT_CONFIG = "git config"
+ENVIRONMENT = "environment"
+MODEL_PLACEHOLDER = "<model>"  # in the keys of the per-model price settings
 
 
 def env_name(key: str) -> str:
@@ -18,45 +30,584 @@ def env_name(key: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).replace(".", "_").upper()
 
 
+# ---- the kinds of setting ------------------------------------------------------------------
+
+
+class Setting:
+    """One key: its name, a line of help and a good value for hints (`example`). The last
+    value counts (Paths: all of them); `parse` raises ValueError for one that is not
+    `requirement`."""
+
+    kind = "text"
+    requirement = "text"
+    default: object = None
+
+    def __init__(self, key: str, help: str, example: str) -> None:
+        self.key = key
+        self.help = help
+        self.example = example
+
+    @property
+    def env(self) -> str:
+        return env_name(self.key)
+
+    @property
+    def shown_default(self) -> str:
+        return "(none)"
+
+    def is_unset(self, raw: str) -> bool:
+        return not raw.strip()
+
+    def parse(self, raw: str) -> object:
+        return raw.strip()
+
+
+class Text(Setting):
+    """Free text (stripped; "" when not set and no default); `pattern`, when given, is what a
+    valid value must match."""
+
+    default: str
+
+    def __init__(
+        self,
+        key: str,
+        help: str,
+        example: str,
+        default: str = "",
+        pattern: str | None = None,
+        requirement: str = "text",
+    ) -> None:
+        super().__init__(key, help, example)
+        self.default = default
+        self.pattern = pattern  # compiled when first used: imports stay cheap
+        self.requirement = requirement
+        self.kind = "URL" if "URL" in requirement else "text"
+
+    @property
+    def shown_default(self) -> str:
+        return self.default or "(none)"
+
+    def parse(self, raw: str) -> str:
+        value = raw.strip()
+        if self.pattern and not re.fullmatch(self.pattern, value):
+            raise ValueError(raw)
+        return value
+
+
+class Choice(Setting):
+    """One of a few words, compared without case."""
+
+    default: str
+
+    def __init__(self, key: str, help: str, choices: tuple[str, ...], default: str) -> None:
+        super().__init__(key, help, default)
+        self.choices = choices
+        self.default = default
+        self.requirement = ", ".join(choices[:-1]) + f" or {choices[-1]}"
+        self.kind = " | ".join(choices)
+
+    @property
+    def shown_default(self) -> str:
+        return self.default
+
+    def parse(self, raw: str) -> str:
+        value = raw.strip().lower()
+        if value not in self.choices:
+            raise ValueError(raw)
+        return value
+
+
+_WHOLE = r"([+-]?[0-9]+)([kmgKMG]?)"  # patterns are compiled when first used
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+class Integer(Setting):
+    """A whole number of at least `minimum`, with git's suffixes."""
+
+    default: int
+
+    def __init__(self, key: str, help: str, default: int, minimum: int, unit: str = "") -> None:
+        super().__init__(key, help, str(default))
+        self.default = default
+        self.minimum = minimum
+        self.kind = f"whole number{' of ' + unit if unit else ''}"
+        self.requirement = f"a whole number of at least {minimum}"
+
+    @property
+    def shown_default(self) -> str:
+        return str(self.default)
+
+    def is_unset(self, raw: str) -> bool:
+        return False
+
+    def parse(self, raw: str) -> int:
+        match = re.fullmatch(_WHOLE, raw.strip())
+        if match is None:
+            raise ValueError(raw)
+        value = int(match[1]) * _UNITS[match[2].lower()]
+        if value < self.minimum:
+            raise ValueError(raw)
+        return value
+
+
+class Number(Setting):
+    """A finite number (fractions allowed) of 0 or more; no suffixes."""
+
+    default: float
+
+    def __init__(
+        self,
+        key: str,
+        help: str,
+        example: str,
+        unit: str,
+        default: float = 0.0,
+        measure: str = "",
+        shown: str = "",
+    ) -> None:
+        super().__init__(key, help, example)
+        self.default = default
+        self.unit = unit
+        self.measure = measure or f"a number of {unit}"  # what a value is, for errors
+        self.kind = f"number ({unit})"
+        self.requirement = f"{self.measure}, 0 or more"
+        self._shown = shown or f"{default:g}"
+
+    @property
+    def shown_default(self) -> str:
+        return self._shown
+
+    def is_unset(self, raw: str) -> bool:
+        return False
+
+    def parse(self, raw: str) -> float:
+        value = float(raw)
+        if not 0 <= value < float("inf"):  # NaN fails every comparison
+            raise ValueError(raw)
+        return value
+
+    def for_model(self, model: str) -> "Number":
+        """The concrete key of a per-model template (`teddy.price.<model>.input`)."""
+        key = self.key.replace(MODEL_PLACEHOLDER, model)
+        return Number(
+            key, self.help, self.example, self.unit, measure=self.measure, shown=self._shown
+        )
+
+
+class Paths(Setting):
+    """A multi-valued key: every value counts (the environment gives just one)."""
+
+    kind = "path, repeatable"
+    requirement = "a path"
+    default: tuple[str, ...] = ()
+
+    @property
+    def shown_default(self) -> str:
+        return "(none)"
+
+
+# ---- the registry --------------------------------------------------------------------------
+
+_REF_PREFIX_RE = r"/*[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/*"
+
+REF_PREFIX = Text(
+    "teddy.refPrefix",
+    "Prefix of session branches and snapshot refs: teddy/<session>/main, "
+    "refs/teddy/snapshots/<session>/.",
+    "ai/",
+    default="teddy/",
+    pattern=rf"(?!.*\.\.){_REF_PREFIX_RE}",
+    requirement="usable in a ref name (letters, digits, '-', '_', '.' and '/')",
+)
+CHANNEL = Text(
+    "teddy.channel",
+    "Channel recorded in a new session's log when --channel is not given.",
+    "cli",
+    default="cli",
+)
+REMOTE = Text(
+    "teddy.remote",
+    "Remote that `git teddy push` and `git teddy fetch` use when none is named.",
+    "origin",
+    default="origin",
+)
+SUBAGENT_MODE = Choice(
+    "teddy.subagentMode",
+    "How session.md shows an INVOKEd agent's work: link (its own log in subagents/), "
+    "embed or inline.",
+    ("inline", "link", "embed"),
+    "link",
+)
+PROVIDER = Choice(
+    "teddy.provider",
+    "Who answers when a turn is planned: openai (any OpenAI-compatible endpoint), anthropic, "
+    "manual (the payload goes to a file and the clipboard, you paste the reply) or replay.",
+    ("openai", "anthropic", "manual", "replay"),
+    "manual",
+)
+MODEL = Text(
+    "teddy.model",
+    "Model the openai and anthropic providers ask (they need one), e.g. gpt-4.1.",
+    "gpt-4.1",
+)
+_URL = r"https?://\S+"
+BASE_URL = Text(
+    "teddy.baseUrl",
+    "Endpoint of the openai or anthropic provider instead of the public API, e.g. "
+    "http://localhost:11434/v1 for Ollama (which needs no API key).",
+    "http://localhost:11434/v1",
+    pattern=_URL,
+    requirement="an http(s) URL",
+)
+REPLAY_DIR = Text(
+    "teddy.replayDir",
+    "Folder of reply files the replay provider answers with, one per request, in name order "
+    "(for demos and tests).",
+    "path/to/replies",
+)
+MAX_RETRIES = Integer(
+    "teddy.maxRetries",
+    "Times an invalid plan is sent back to the model with its problems before planning fails.",
+    default=2,
+    minimum=0,
+)
+MAX_TOKENS = Integer(
+    "teddy.maxTokens",
+    "Most tokens the anthropic provider may answer with (its max_tokens).",
+    default=8192,
+    minimum=1,
+)
+TIMEOUT = Integer(
+    "teddy.timeout",
+    "Seconds to wait for a model's HTTP answer.",
+    default=120,
+    minimum=1,
+    unit="seconds",
+)
+HTTP_RETRIES = Integer(
+    "teddy.httpRetries",
+    "Times a model request is retried after a lost connection, HTTP 429 or 5xx.",
+    default=3,
+    minimum=0,
+)
+RETRY_DELAY = Number(
+    "teddy.retryDelay",
+    "Seconds before the first retry of a model request; each later retry waits twice as long "
+    "(or as long as the server asks).",
+    example="1",
+    unit="seconds",
+    default=1.0,
+)
+PRICE_INPUT = Number(
+    "teddy.price.<model>.input",
+    "USD per million input tokens of <model>, for cost figures; overrides or extends the "
+    "built-in price table.",
+    example="2.5",
+    unit="USD per million tokens",
+    measure="a price in USD per million tokens",
+    shown="the built-in table",
+)
+PRICE_OUTPUT = Number(
+    "teddy.price.<model>.output",
+    "USD per million output tokens of <model> (as teddy.price.<model>.input).",
+    example="10",
+    unit="USD per million tokens",
+    measure="a price in USD per million tokens",
+    shown="the built-in table",
+)
+TOKENIZER = Text(
+    "teddy.tokenizer",
+    "tiktoken encoding that counts tokens; when it cannot be loaded, an offline one or "
+    "characters/4 stands in (the context says which).",
+    "cl100k_base",
+    default="o200k_base",
+)
+CONTEXT_WINDOW = Integer(
+    "teddy.contextWindow",
+    "The model's context window in tokens: on resume, older phases of session.md are cut to "
+    "their decisions to fit in it.",
+    default=128_000,
+    minimum=1,
+    unit="tokens",
+)
+MAX_RESOURCE_BYTES = Integer(
+    "teddy.maxResourceBytes",
+    "Bytes of each file or URL put into a turn's context; the rest is cut (and noted).",
+    default=500_000,
+    minimum=1,
+    unit="bytes",
+)
+FETCH_TIMEOUT = Integer(
+    "teddy.fetch.timeout",
+    "Seconds to wait for a URL named in the context.",
+    default=20,
+    minimum=1,
+    unit="seconds",
+)
+APPLY = Choice(
+    "teddy.apply",
+    "Whether a turn's result is applied to your working tree: auto, ask (after execution) or "
+    "never (it stays in the session).",
+    ("auto", "ask", "never"),
+    "auto",
+)
+EXECUTE_TIMEOUT = Integer(
+    "teddy.execute.timeout",
+    "Seconds a RUN action's command may take before it is stopped.",
+    default=300,
+    minimum=1,
+    unit="seconds",
+)
+EXECUTE_OUTPUT_CAP = Integer(
+    "teddy.execute.outputCap",
+    "Characters kept of each command's output (stdout and stderr each) in the report; the "
+    "middle is cut.",
+    default=20_000,
+    minimum=1,
+    unit="characters",
+)
+WORKTREE_LINK = Paths(
+    "teddy.worktree.link",
+    "An ignored path (such as .venv) linked into the scratch worktree where actions run; "
+    "repeat the key for several.",
+    ".venv",
+)
+SEARCH_URL = Text(
+    "teddy.searchUrl",
+    "A SearxNG /search endpoint (JSON results) for RESEARCH actions.",
+    "http://localhost:8888/search",
+    pattern=_URL,
+    requirement="an http(s) URL",
+)
+
+# In the order the docs list them: sessions, models, context, execution.
+REGISTRY: tuple[Setting, ...] = (
+    REF_PREFIX,
+    CHANNEL,
+    REMOTE,
+    SUBAGENT_MODE,
+    PROVIDER,
+    MODEL,
+    BASE_URL,
+    REPLAY_DIR,
+    MAX_RETRIES,
+    MAX_TOKENS,
+    TIMEOUT,
+    HTTP_RETRIES,
+    RETRY_DELAY,
+    PRICE_INPUT,
+    PRICE_OUTPUT,
+    TOKENIZER,
+    CONTEXT_WINDOW,
+    MAX_RESOURCE_BYTES,
+    FETCH_TIMEOUT,
+    APPLY,
+    EXECUTE_TIMEOUT,
+    EXECUTE_OUTPUT_CAP,
+    WORKTREE_LINK,
+    SEARCH_URL,
+)
+PRICES = {"input": PRICE_INPUT, "output": PRICE_OUTPUT}
+_PRICE_KEY_START = PRICE_INPUT.key.partition(MODEL_PLACEHOLDER)[0]  # teddy.price.
+_PRICE_ENV_START = PRICE_INPUT.env.partition(MODEL_PLACEHOLDER.upper())[0]  # TEDDY_PRICE_
+_PRICE_KEY = r"teddy\.price\.(.+)\.(input|output)"
+_PRICE_ENV = r"TEDDY_PRICE_(.+)_(INPUT|OUTPUT)"
+
+
+def is_template(setting: Setting) -> bool:
+    return MODEL_PLACEHOLDER in setting.key
+
+
+def _side(template: Setting) -> str:
+    return template.key.rsplit(".", 1)[1]  # input or output
+
+
+def registered(key: str) -> Setting | None:
+    """The setting a concrete key names (a price key names its template), or None."""
+    price = re.fullmatch(_PRICE_KEY, key)
+    if price:
+        return PRICES[price[2]]
+    return next((s for s in REGISTRY if s.key.lower() == key.lower()), None)
+
+
+# ---- reading them ----------------------------------------------------------------------------
+
+
+class Found:
+    """The values that count for one key, and where they came from."""
+
+    def __init__(self, values: list[str], origin: str) -> None:
+        self.values = values
+        self.origin = origin
+
+    @property
+    def raw(self) -> str:
+        return self.values[-1]  # git's rule: the last value wins
+
+
 class Settings:
     """A read-only view of the teddy.* settings of one repository."""
 
     def __init__(self, git_values: Mapping[str, list[str]], environ: Mapping[str, str]) -> None:
-        self._git = git_values
+        self._git = git_values  # keys lower-cased, as `git config --get-regexp` lists them
         self._environ = environ
 
     @classmethod
     def from_env(cls, git_values: Mapping[str, list[str]]) -> "Settings":
         return cls(git_values, os.environ)
 
-    def get_all(self, key: str) -> list[str]:
-        override = self._environ.get(env_name(key))
+    def replaced(self, setting: Setting, value: str) -> "Settings":
+        """These settings with `setting` set to `value`, as its environment variable would."""
+        return Settings(self._git, {**self._environ, setting.env: value})
+
+    def found(self, setting: Setting) -> Found | None:
+        override = self._environ.get(setting.env)
         if override is not None:
-            return [override]
-        return list(self._git.get(key.lower(), []))
+            return Found([override], ENVIRONMENT)
+        values = self._git.get(setting.key.lower())
+        return Found(list(values), GIT_CONFIG) if values else None
 
-    def get(self, key: str, default: str | None = None) -> str | None:
-        values = self.get_all(key)
-        return values[-1] if values else default  # git's rule: the last value wins
-
-    def get_int(self, key: str, default: int) -> int:
-        value = self.get(key)
-        if value is None:
-            return default
+    def checked(self, setting: Setting) -> str | None:
+        """The value that counts, validated; None means the default."""
+        found = self.found(setting)
+        if found is None or setting.is_unset(found.raw):
+            return None
         try:
-            return int(value)
+            setting.parse(found.raw)
         except ValueError:
-            raise TeddyError(
-                f"{key} must be a whole number, not {value!r}",
-                f"fix it with `git config {key} <number>` (or unset {env_name(key)})",
-            ) from None
+            raise bad_value(setting, found) from None
+        return found.raw
+
+    def text(self, setting: Text) -> str:
+        raw = self.checked(setting)
+        return setting.default if raw is None else setting.parse(raw)
+
+    def choice(self, setting: Choice) -> str:
+        raw = self.checked(setting)
+        return setting.default if raw is None else setting.parse(raw)
+
+    def integer(self, setting: Integer) -> int:
+        raw = self.checked(setting)
+        return setting.default if raw is None else setting.parse(raw)
+
+    def number(self, setting: Number) -> float:
+        raw = self.checked(setting)
+        return setting.default if raw is None else setting.parse(raw)
+
+    def paths(self, setting: Paths) -> list[str]:
+        found = self.found(setting)
+        return [] if found is None else [v for v in found.values if v.strip()]
+
+    def value(self, setting: Setting) -> object:
+        """The value of any setting, typed as its kind reads it."""
+        if isinstance(setting, Paths):
+            return self.paths(setting)
+        raw = self.checked(setting)
+        return setting.default if raw is None else setting.parse(raw)
+
+    def price(self, model: str, side: str) -> float | None:
+        """`teddy.price.<model>.input` (side "input") or `.output`, or None when not set."""
+        setting = PRICES[side].for_model(model)
+        raw = self.checked(setting)
+        return None if raw is None else setting.parse(raw)
 
     @property
     def ref_prefix(self) -> str:
-        prefix = (self.get("teddy.refPrefix", DEFAULT_REF_PREFIX) or DEFAULT_REF_PREFIX).strip("/")
-        if not re.fullmatch(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*", prefix) or ".." in prefix:
-            raise TeddyError(
-                f"teddy.refPrefix {prefix!r} is not usable in a ref name",
-                "use letters, digits, '-', '_', '.' and '/', e.g. `git config teddy.refPrefix ai/`",
-            )
-        return prefix + "/"
+        """`teddy.refPrefix` as refs use it: `teddy/`, `ai/`..."""
+        return self.text(REF_PREFIX).strip("/") + "/"
+
+    def prices_set(self, side: str) -> list[Setting]:
+        """The keys of a price template (`side`: input or output) set in git config or the
+        environment."""
+        models = []
+        for key in self._git:
+            match = key.startswith(_PRICE_KEY_START) and re.fullmatch(_PRICE_KEY, key)
+            if match and match[2] == side:
+                models.append(match[1])
+        for name in self._environ:
+            match = name.startswith(_PRICE_ENV_START) and re.fullmatch(_PRICE_ENV, name)
+            if match and match[2].lower() == side:  # a lower-case model gives back the name
+                models.append(match[1].lower())
+        return [PRICES[side].for_model(model) for model in dict.fromkeys(models)]
+
+    def named(self, setting: Setting) -> list[Setting]:
+        """`[setting]`, or for a per-model template its keys that are set."""
+        return self.prices_set(_side(setting)) if is_template(setting) else [setting]
+
+    def present(self) -> list[Setting]:
+        """Every registered key, a per-model one once for each model it is set for."""
+        return [named for setting in REGISTRY for named in self.named(setting)]
+
+    def check(self) -> None:
+        """Raise the first bad value: run before a command acts on any of them."""
+        for setting in self.present():
+            self.checked(setting)
+
+    def listing(self) -> list["Entry"]:
+        """What `git teddy config` shows: every setting (a per-model one once for each model
+        set, else its template), its value and where that comes from."""
+        return [self.entry(s) for setting in REGISTRY for s in self.named(setting) or [setting]]
+
+    def entry(self, setting: Setting) -> "Entry":
+        found = self.found(setting)
+        origin = DEFAULT if found is None or is_template(setting) else found.origin
+        try:
+            return Entry(setting, origin, self.value(setting), None)
+        except TeddyError as error:
+            return Entry(setting, origin, found.raw if found else None, error)
+
+    def unknown(self) -> list[str]:
+        """`teddy.*` keys set in git config that no setting reads (typos, old names)."""
+        return sorted(key for key in self._git if registered(key) is None)
+
+
+class Entry:
+    """One setting as `git teddy config` lists it; `error` when its value is bad."""
+
+    def __init__(
+        self, setting: Setting, origin: str, value: object, error: TeddyError | None
+    ) -> None:
+        self.setting = setting
+        self.origin = origin
+        self.value = value
+        self.error = error
+
+    @property
+    def shown(self) -> str:
+        """The value as text: lists joined, a default that is no value in words."""
+        if is_template(self.setting):
+            return self.setting.shown_default
+        if isinstance(self.value, list):
+            return ", ".join(self.value) or "(none)"
+        if isinstance(self.value, float):
+            return f"{self.value:g}"
+        return str(self.value) if self.value not in (None, "") else "(none)"
+
+    def as_json(self) -> dict[str, object]:
+        setting = self.setting
+        value = None if is_template(setting) or self.value == "" else self.value
+        return {
+            "key": setting.key,
+            "value": value,
+            "origin": self.origin,
+            "env": setting.env,
+            "type": setting.kind,
+            "default": setting.shown_default,
+            "help": setting.help,
+            "problem": self.error.message if self.error else None,
+        }
+
+
+def bad_value(setting: Setting, found: Found) -> TeddyError:
+    if found.origin == ENVIRONMENT:
+        return TeddyError(
+            f"{setting.key} (set by {setting.env}) must be {setting.requirement}, "
+            f"not {found.raw!r}",
+            f"fix or unset {setting.env} in your environment, e.g. "
+            f"`export {setting.env}={setting.example}`",
+        )
+    return TeddyError(
+        f"{setting.key} must be {setting.requirement}, not {found.raw!r}",
+        f"fix it with `git config {setting.key} {setting.example}`, or unset it for the "
+        f"default ({setting.shown_default}): `git config --unset-all {setting.key}`",
+    )

@@ -1,5 +1,6 @@
 """Generate the command reference (README.md, docs/cli.md) and the man page docs/git-teddy.1
-from the CLI's own click help, so the documentation cannot drift from the code.
+from the CLI's own click help, and the settings table (README.md, the man page) from the
+settings registry (git_teddy.settings), so the documentation cannot drift from the code.
 
     python scripts/gen_docs.py           # rewrite the three files
     python scripts/gen_docs.py --check   # exit 1 if any of them is out of date
@@ -18,21 +19,13 @@ import click
 from git_teddy import __version__
 from git_teddy.cli.main import COMMANDS, cli
 from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_ERROR
-from git_teddy.settings import env_name
+from git_teddy.settings import REGISTRY, Setting, is_template
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIR = ROOT / "git_teddy"
-BEGIN_RE = re.compile(r"<!-- BEGIN COMMAND REFERENCE[^\n]*-->\n")
-END_MARK = "<!-- END COMMAND REFERENCE -->"
+REFERENCE = "COMMAND REFERENCE"  # README's generated sections, between BEGIN and END marks
+SETTINGS = "SETTINGS"
 PROG = "git teddy"
 WIDTH = 80  # fixed, so the output does not depend on the terminal that runs `make docs`
-
-# What each setting means; keys used in the code but missing here still get listed.
-SETTING_HELP: dict[str, str] = {
-    "teddy.refPrefix": "Prefix of session branches (default teddy/): teddy/<session>/main.",
-    "teddy.channel": "Channel recorded in a new session's log (default cli).",
-}
-SETTING_RE = re.compile(r"""["'](teddy\.[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9])["']""")
 
 EXIT_CODES: list[tuple[int, str]] = [
     (0, "Success."),
@@ -105,13 +98,31 @@ def markdown_reference(loaded: Loaded, level: int) -> str:
     return "\n".join(parts)
 
 
-def readme_text(current: str, loaded: Loaded) -> str:
-    begin = BEGIN_RE.search(current)
-    end = current.find(END_MARK)
+def replace_section(current: str, name: str, body: str) -> str:
+    """`current` with what lies between its BEGIN and END `name` marks replaced by `body`."""
+    begin = re.search(rf"<!-- BEGIN {name}[^\n]*-->\n", current)
+    end = current.find(f"<!-- END {name} -->")
     if begin is None or end < begin.end():
-        raise SystemExit("error: README.md lacks the COMMAND REFERENCE markers")
-    body = markdown_reference(loaded, level=3)
+        raise SystemExit(f"error: README.md lacks the {name} markers")
     return current[: begin.end()] + "\n" + body + "\n" + current[end:]
+
+
+def readme_text(current: str, loaded: Loaded) -> str:
+    text = replace_section(current, SETTINGS, markdown_settings())
+    return replace_section(text, REFERENCE, markdown_reference(loaded, level=3))
+
+
+def markdown_settings() -> str:
+    def cell(text: str) -> str:  # <model> would be taken for an HTML tag
+        return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+    lines = ["| Setting | Type | Default | What it does |", "| --- | --- | --- | --- |"]
+    for setting in REGISTRY:
+        default = cell(setting.shown_default)
+        default = default if default.startswith("(") or is_template(setting) else f"`{default}`"
+        what = f"{cell(setting.help)} Environment: `{setting.env}`."
+        lines.append(f"| `{setting.key}` | {cell(setting.kind)} | {default} | {what} |")
+    return "\n".join(lines) + "\n"
 
 
 def cli_md_text(loaded: Loaded) -> str:
@@ -162,13 +173,6 @@ def man_command(parent: click.Context, name: str, command: click.Command) -> lis
     return lines
 
 
-def settings_in_code() -> list[str]:
-    keys = set(SETTING_HELP)
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        keys.update(SETTING_RE.findall(path.read_text(encoding="utf-8")))
-    return sorted(keys, key=str.lower)
-
-
 def man_configuration() -> list[str]:
     lines = [
         ".SH CONFIGURATION",
@@ -176,17 +180,20 @@ def man_configuration() -> list[str]:
             "Settings are read with git config from the keys teddy.*, and an environment "
             "variable overrides each key: TEDDY_ followed by the rest of the key in upper case, "
             "where dots and camel-case humps become underscores (teddy.refPrefix is overridden "
-            "by TEDDY_REF_PREFIX). When a key has several values, the last one wins."
+            "by TEDDY_REF_PREFIX). When a key has several values, the last one wins; an empty "
+            "text means the default. Whole numbers take git's suffixes k, m and g (times 1024). "
+            "A bad value stops any command before it does anything, with an error naming the "
+            "key. git teddy config lists every key, its value and where that comes from."
         ),
     ]
-    for key in settings_in_code():
-        text = SETTING_HELP.get(key, "See the command that uses it.")
-        lines += [
-            ".TP",
-            f".B {roff(key)}",
-            f"{roff(text)} Environment: \\fB{roff(env_name(key))}\\fR.",
-        ]
+    for setting in REGISTRY:
+        lines += [".TP", f".B {roff(setting.key)}", man_setting(setting)]
     return lines
+
+
+def man_setting(setting: Setting) -> str:
+    facts = f"Type: {setting.kind}. Default: {setting.shown_default}."
+    return f"{roff(setting.help)} {roff(facts)} Environment: \\fB{roff(setting.env)}\\fR."
 
 
 def man_text(loaded: Loaded) -> str:

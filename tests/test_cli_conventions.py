@@ -73,5 +73,6 @@ def test_bad_setting_is_a_clear_error(repo: Path, teddy: Teddy, env: dict) -> No
     git(repo, env, "config", "teddy.refPrefix", "bad..prefix")
     result = teddy(repo, "list")
     assert result.returncode == 1
-    assert result.stderr.startswith("error: teddy.refPrefix 'bad..prefix' is not usable")
+    assert result.stderr.startswith("error: teddy.refPrefix must be usable in a ref name")
+    assert "not 'bad..prefix'" in result.stderr
     assert "hint: " in result.stderr

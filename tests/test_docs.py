@@ -54,7 +54,7 @@ def test_man_page_sections() -> None:
     for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "CONFIGURATION"):
         assert f"\n.SH {section}\n" in man
     assert '.SH "EXIT STATUS"' in man and '.SH "SEE ALSO"' in man
-    assert "TEDDY_REF_PREFIX" in man  # the env override of teddy.refPrefix, as config.py names it
+    assert "TEDDY_REF_PREFIX" in man  # the env override of teddy.refPrefix, as settings.py names it
     for code in ("0", "1", "2", "3", "130"):
         assert f"\n.B {code}\n" in man
 
@@ -72,6 +72,22 @@ def test_check_detects_stale_docs(tmp_path: Path) -> None:
     assert gen_docs("--root", str(tmp_path)).stdout.strip() == "wrote docs/git-teddy.1"
     assert (tmp_path / "README.md").read_bytes() == (ROOT / "README.md").read_bytes()
     assert "out of date" not in gen_docs("--check", "--root", str(tmp_path)).stderr
+
+
+def test_check_detects_a_stale_settings_table(tmp_path: Path) -> None:
+    """The settings table (README.md) and section (man page) come from the registry."""
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
+    readme, man = tmp_path / "README.md", tmp_path / "docs" / "git-teddy.1"
+    readme.write_text(readme.read_text(encoding="utf-8").replace("| `teddy.apply` |", "| x |"))
+    man.write_text(man.read_text(encoding="utf-8").replace("Default: 300.", "Default: 30."))
+    result = gen_docs("--check", "--root", str(tmp_path))
+    assert result.returncode == 1
+    assert "README.md is out of date" in result.stderr
+    assert "docs/git-teddy.1 is out of date" in result.stderr
+    gen_docs("--root", str(tmp_path))
+    assert readme.read_bytes() == (ROOT / "README.md").read_bytes()
+    assert man.read_bytes() == MAN_PAGE.read_bytes()
 
 
 @pytest.mark.skipif(shutil.which("groff") is None, reason="groff is not installed")

@@ -99,8 +99,8 @@ def test_subagent_modes_and_a_bad_mode(repo: Path, teddy: Teddy, env: dict, tmp_
     git(repo, env, "config", "teddy.subagentMode", "nested")
     bad = teddy(repo, "pause")
     assert bad.returncode == 1
-    assert "error: teddy.subagentMode is 'nested'" in bad.stderr
-    assert "hint: use inline, link or embed" in bad.stderr
+    assert "error: teddy.subagentMode must be inline, link or embed, not 'nested'" in bad.stderr
+    assert "hint: fix it with `git config teddy.subagentMode link`" in bad.stderr
 
 
 def test_pause_records_status_and_resume_point_and_resume_reactivates(

@@ -26,7 +26,8 @@ class LazyGroup(click.Group):
 @click.group(
     cls=LazyGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="Settings come from `git config teddy.*`; TEDDY_* environment variables override them.",
+    epilog="Settings come from `git config teddy.*`; TEDDY_* environment variables override "
+    "them. `git teddy config` lists them.",
 )
 @click.version_option(
     __version__, "--version", prog_name="git-teddy", message="%(prog)s %(version)s"

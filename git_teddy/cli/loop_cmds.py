@@ -8,6 +8,7 @@ import click
 from git_teddy.cli.terminal import loop_ui
 from git_teddy.errors import TeddyError
 from git_teddy.session.workspace import Workspace, open_workspace
+from git_teddy.settings import CHANNEL
 from git_teddy.ui import UI
 
 
@@ -104,7 +105,7 @@ def start(
     if yolo and not message:
         raise TeddyError("start --yolo needs the first message", "give it with -m MESSAGE")
     ws = open_workspace()
-    channel = channel or ws.settings.get("teddy.channel", "cli") or "cli"
+    channel = channel or ws.settings.text(CHANNEL)
     session = ws.store.create_session(name, channel)
     click.echo(f"session {session}")
     _run(ws, session, message, ui, max_turns, max_cost, context_depth, pipeline, agent)

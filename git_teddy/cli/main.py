@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "blame": "git_teddy.cli.turn_cmds:blame",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
+    "config": "git_teddy.cli.config_cmds:config",
 }
 
 

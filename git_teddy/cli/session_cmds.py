@@ -8,6 +8,7 @@ import click
 from git_teddy.errors import TeddyError
 from git_teddy.session import views
 from git_teddy.session.workspace import open_workspace
+from git_teddy.settings import CHANNEL
 
 
 def echo_json(data: Any) -> None:
@@ -22,7 +23,7 @@ def echo_json(data: Any) -> None:
 def new(name: str, channel: str | None) -> None:
     """Start a session NAME (kebab-case): snapshot the working tree, create its branch."""
     ws = open_workspace()
-    channel = channel or ws.settings.get("teddy.channel", "cli") or "cli"
+    channel = channel or ws.settings.text(CHANNEL)
     session = ws.store.create_session(name, channel)
     click.echo(session)
     click.echo(

@@ -27,11 +27,8 @@ from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.store import SessionStore
 from git_teddy.session.turns import PendingTurn, pending_turn, record_report
 from git_teddy.session.workspace import Workspace
+from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
 from git_teddy.ui import UI, Decision
-
-DEFAULT_TIMEOUT = 300
-DEFAULT_OUTPUT_CAP = 20_000
-APPLY_MODES = ("auto", "ask", "never")
 
 
 @dataclass(frozen=True)
@@ -185,12 +182,7 @@ def _apply(
     turn: PendingTurn,
     snapshot: str,
 ) -> tuple[ApplyResult | None, str | None, bool | str]:
-    mode = ws.settings.get("teddy.apply", "auto") or "auto"
-    if mode not in APPLY_MODES:
-        raise TeddyError(
-            f"teddy.apply must be auto, ask or never, not {mode!r}",
-            "fix it with `git config teddy.apply auto`",
-        )
+    mode = ws.settings.choice(APPLY)
     if snapshot == turn.record.base_snapshot:
         return None, None, "nothing to apply"
     if mode == "never" or (mode == "ask" and not ui.approve_apply()):
@@ -216,16 +208,16 @@ def execute(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
             f"the plan of turn {turn.turn} is not valid: {error}", "plan the turn again"
         ) from None
     start = store.now().isoformat()
-    links = ws.settings.get_all("teddy.worktree.link")
+    links = ws.settings.paths(WORKTREE_LINK)
     with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
         if worktree.recovered_stale:
             ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
         memo_report = _memo_step(ui, plan.memos, worktree.path)
         env = ActionEnv(
             root=worktree.path,
-            timeout=float(ws.settings.get_int("teddy.execute.timeout", DEFAULT_TIMEOUT)),
-            output_cap=ws.settings.get_int("teddy.execute.outputCap", DEFAULT_OUTPUT_CAP),
-            search_url=ws.settings.get("teddy.searchUrl"),
+            timeout=float(ws.settings.integer(EXECUTE_TIMEOUT)),
+            output_cap=ws.settings.integer(EXECUTE_OUTPUT_CAP),
+            search_url=ws.settings.text(SEARCH_URL) or None,
             ui=ui,
             on_child=worktree.record_child,
         )

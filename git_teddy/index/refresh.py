@@ -33,7 +33,9 @@ def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = 
     """The index, brought up to date with the refs (or rebuilt from them). `need_agents`:
     the caller reads the agents table, so it is decoded here (and rebuilt if broken)."""
     location = refs_fast.locate(cwd)
-    prefix = Settings.from_env(refs_fast.read_config(location, "teddy")).ref_prefix
+    settings = Settings.from_env(refs_fast.read_config(location, "teddy"))
+    settings.check()  # as open_workspace does: a bad value stops every command alike
+    prefix = settings.ref_prefix
     refs = refs_fast.list_refs(location, f"refs/heads/{prefix.rstrip('/')}", "refs/remotes")
     sessions = group_session_refs(refs, prefix)
     derived = location.common_dir / "teddy"

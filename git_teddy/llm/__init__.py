@@ -4,10 +4,9 @@
 """
 
 from git_teddy.llm.base import ChatMessage, Completion, Provider, ProviderError
-from git_teddy.llm.factory import PROVIDERS, provider_from_settings
+from git_teddy.llm.factory import provider_from_settings
 
 __all__ = [
-    "PROVIDERS",
     "ChatMessage",
     "Completion",
     "Provider",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from git_teddy.llm.base import ChatMessage, Completion, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy, post_json
 from git_teddy.llm.prices import cost_of
-from git_teddy.settings import Settings
+from git_teddy.settings import MAX_TOKENS, Settings
 from git_teddy.ui import UI
 
 if TYPE_CHECKING:
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 8192
 
 
 @dataclass
@@ -27,7 +26,7 @@ class AnthropicProvider:
     policy: HttpPolicy
     settings: Settings
     ui: UI  # where the wait is shown
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_tokens: int = MAX_TOKENS.default
     name: str = "anthropic"
 
     def complete(self, system: str, messages: list[ChatMessage]) -> Completion:

@@ -4,7 +4,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from git_teddy.llm.anthropic import API_VERSION, DEFAULT_MAX_TOKENS, AnthropicProvider
+from git_teddy.llm.anthropic import API_VERSION, AnthropicProvider
 from git_teddy.llm.anthropic import DEFAULT_BASE_URL as ANTHROPIC_URL
 from git_teddy.llm.base import Provider, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy
@@ -12,13 +12,18 @@ from git_teddy.llm.manual import ManualProvider
 from git_teddy.llm.openai import DEFAULT_BASE_URL as OPENAI_URL
 from git_teddy.llm.openai import OpenAIProvider
 from git_teddy.llm.replay import ReplayProvider
-from git_teddy.settings import Settings, env_name
+from git_teddy.settings import (
+    BASE_URL,
+    HTTP_RETRIES,
+    MAX_TOKENS,
+    MODEL,
+    PROVIDER,
+    REPLAY_DIR,
+    RETRY_DELAY,
+    TIMEOUT,
+    Settings,
+)
 from git_teddy.ui import UI
-
-PROVIDERS = ("openai", "anthropic", "manual", "replay")
-DEFAULT_TIMEOUT = 120
-DEFAULT_RETRIES = 3
-DEFAULT_RETRY_DELAY = 1.0
 
 
 def provider_from_settings(
@@ -27,20 +32,15 @@ def provider_from_settings(
     """The provider `teddy.provider` names (manual when unset), showing its progress and
     asking for pastes through `ui`. API keys come from `environ` (default: the process
     environment) only, never from git config."""
-    name = (settings.get("teddy.provider") or "manual").strip().lower()
+    name = settings.choice(PROVIDER)
     env = os.environ if environ is None else environ
     if name == "openai":
         return _openai(settings, env, ui)
     if name == "anthropic":
         return _anthropic(settings, env, ui)
-    if name == "manual":
-        return ManualProvider(derived_dir / "manual", ui)
     if name == "replay":
         return _replay(settings, derived_dir)
-    raise ProviderError(
-        f"unknown provider {name!r} in teddy.provider",
-        f"use one of {', '.join(PROVIDERS)}: `git config teddy.provider openai`",
-    )
+    return ManualProvider(derived_dir / "manual", ui)
 
 
 def _openai(settings: Settings, env: Mapping[str, str], ui: UI) -> OpenAIProvider:
@@ -65,38 +65,35 @@ def _anthropic(settings: Settings, env: Mapping[str, str], ui: UI) -> AnthropicP
     headers = {"anthropic-version": API_VERSION} | ({"x-api-key": key} if key else {})
     url = base + "/v1/messages"
     endpoint = Endpoint("anthropic", url, model, "ANTHROPIC_API_KEY", key, headers)
-    max_tokens = settings.get_int("teddy.maxTokens", DEFAULT_MAX_TOKENS)
-    if max_tokens < 1:
-        raise ProviderError(
-            f"teddy.maxTokens must be at least 1, not {max_tokens}",
-            f"fix it with `git config teddy.maxTokens {DEFAULT_MAX_TOKENS}`",
-        )
+    max_tokens = settings.integer(MAX_TOKENS)
     policy = _policy(settings)
     return AnthropicProvider(model, endpoint, policy, settings, ui, max_tokens)
 
 
 def _replay(settings: Settings, derived_dir: Path) -> ReplayProvider:
-    folder = settings.get("teddy.replayDir")
+    folder = settings.text(REPLAY_DIR)
     if not folder:
         raise ProviderError(
-            "the replay provider needs a folder of replies (teddy.replayDir)",
-            "`git config teddy.replayDir path/to/replies` (one file per reply, in name order)",
+            f"the replay provider needs a folder of replies ({REPLAY_DIR.key})",
+            f"`git config {REPLAY_DIR.key} {REPLAY_DIR.example}` (one file per reply, in name "
+            "order)",
         )
     path = Path(folder).expanduser().resolve()  # a relative path is taken from the current folder
     if not path.is_dir():
         raise ProviderError(
-            f"teddy.replayDir {folder!r} is not a folder",
-            "point it at a folder of reply files: `git config teddy.replayDir path/to/replies`",
+            f"{REPLAY_DIR.key} {folder!r} is not a folder",
+            f"point it at a folder of reply files: `git config {REPLAY_DIR.key} "
+            f"{REPLAY_DIR.example}`",
         )
     return ReplayProvider(path, derived_dir / "replay")
 
 
 def _model(settings: Settings, provider: str, example: str) -> str:
-    model = (settings.get("teddy.model") or "").strip()
+    model = settings.text(MODEL)
     if not model:
         raise ProviderError(
-            f"the {provider} provider needs a model (teddy.model)",
-            f"name one: `git config teddy.model {example}`",
+            f"the {provider} provider needs a model ({MODEL.key})",
+            f"name one: `git config {MODEL.key} {example}`",
         )
     return model
 
@@ -109,12 +106,7 @@ def _key(env: Mapping[str, str], provider_variable: str) -> str | None:
 def _base_url(
     settings: Settings, default: str, key: str | None, provider: str, key_variable: str
 ) -> str:
-    configured = (settings.get("teddy.baseUrl") or "").strip()
-    if configured and not configured.startswith(("http://", "https://")):
-        raise ProviderError(
-            f"teddy.baseUrl {configured!r} is not an http(s) URL",
-            "e.g. `git config teddy.baseUrl http://localhost:11434/v1` for Ollama",
-        )
+    configured = settings.text(BASE_URL)
     if not configured and key is None:
         # The public API always needs a key; a local server (Ollama...) may not.
         raise ProviderError(
@@ -125,29 +117,8 @@ def _base_url(
 
 
 def _policy(settings: Settings) -> HttpPolicy:
-    timeout = settings.get_int("teddy.timeout", DEFAULT_TIMEOUT)
-    retries = settings.get_int("teddy.httpRetries", DEFAULT_RETRIES)
-    delay = _float(settings, "teddy.retryDelay", DEFAULT_RETRY_DELAY)
-    if timeout < 1 or retries < 0:
-        raise ProviderError(
-            "teddy.timeout must be at least 1 and teddy.httpRetries at least 0",
-            f"e.g. `git config teddy.timeout {DEFAULT_TIMEOUT}`, "
-            f"`git config teddy.httpRetries {DEFAULT_RETRIES}`",
-        )
-    return HttpPolicy(timeout=float(timeout), retries=retries, retry_delay=delay)
-
-
-def _float(settings: Settings, key: str, default: float) -> float:
-    value = settings.get(key)
-    if value is None:
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        number = -1.0
-    if not number >= 0:
-        raise ProviderError(
-            f"{key} must be a number of seconds, not {value!r}",
-            f"fix it with `git config {key} {default:g}` (or unset {env_name(key)})",
-        )
-    return number
+    return HttpPolicy(
+        timeout=float(settings.integer(TIMEOUT)),
+        retries=settings.integer(HTTP_RETRIES),
+        retry_delay=settings.number(RETRY_DELAY),
+    )

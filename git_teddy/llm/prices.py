@@ -4,7 +4,6 @@ They drift: `git config teddy.price.<model>.input 2.5` (and `.output`) overrides
 adds a model. A model with no known price gets no cost rather than a wrong one.
 """
 
-from git_teddy.llm.base import ProviderError
 from git_teddy.settings import Settings
 
 # model: (input, output) USD per million tokens, approximate, as of 2026.
@@ -37,28 +36,11 @@ def table_price(model: str) -> tuple[float, float] | None:
     return PRICES[max(bases, key=len)] if bases else None
 
 
-def _override(settings: Settings, model: str, side: str) -> float | None:
-    key = f"teddy.price.{model}.{side}"
-    value = settings.get(key)
-    if value is None:
-        return None
-    try:
-        price = float(value)
-    except ValueError:
-        price = -1.0
-    if price < 0:
-        raise ProviderError(
-            f"{key} must be a price in USD per million tokens, not {value!r}",
-            f"fix it with `git config {key} 2.5`",
-        )
-    return price
-
-
 def price_of(settings: Settings, model: str) -> tuple[float, float] | None:
     """(input, output) USD per million tokens: git config first, then the table."""
     known = table_price(model)
-    price_in = _override(settings, model, "input")
-    price_out = _override(settings, model, "output")
+    price_in = settings.price(model, "input")
+    price_out = settings.price(model, "output")
     if price_in is None:
         price_in = known[0] if known else None
     if price_out is None:

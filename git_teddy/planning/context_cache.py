@@ -111,10 +111,12 @@ class State:
         for line in proc.stdout.splitlines():  # as GitRepo.config reads them
             name, _, value = line.partition(" ")
             values.setdefault(name.lower(), []).append(value)
+        settings = Settings.from_env(values)
         try:
-            prefix = Settings.from_env(values).ref_prefix
+            settings.check()
         except TeddyError:
-            raise Miss("unusable teddy.refPrefix") from None
+            raise Miss("a bad setting: the full command says which") from None
+        prefix = settings.ref_prefix
         # Which token-count cache file: it is replaced, never rewritten in place.
         self.tokens = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns]
         self.config = proc.stdout

@@ -37,7 +37,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
 from git_teddy.planning.agents import agent_prompt, normalize_agent
 from git_teddy.planning.context import render_context_log
-from git_teddy.settings import Settings
+from git_teddy.settings import MODEL, Settings
 from git_teddy.ui import UI
 
 if TYPE_CHECKING:  # planning imports this module: a run-time import would be circular
@@ -414,23 +414,11 @@ def providers_from_settings(
 
     def provider_for(model: str | None) -> Provider:
         if model not in made:
-            chosen = settings if model is None else _ModelSettings(settings, model)
+            chosen = settings if model is None else settings.replaced(MODEL, model)
             made[model] = provider_from_settings(chosen, derived_dir, environ, ui=ui)
         return made[model]
 
     return provider_for
-
-
-class _ModelSettings(Settings):
-    """`settings` with teddy.model replaced."""
-
-    def __init__(self, base: Settings, model: str) -> None:
-        super().__init__({}, {})
-        self._base = base
-        self._model = model
-
-    def get_all(self, key: str) -> list[str]:
-        return [self._model] if key.lower() == "teddy.model" else self._base.get_all(key)
 
 
 # ---- recording -------------------------------------------------------------------------------

@@ -58,11 +58,15 @@ from git_teddy.session.turns import (
     snapshot_for_next_turn,
 )
 from git_teddy.session.workspace import Workspace
+from git_teddy.settings import (
+    CONTEXT_WINDOW,
+    FETCH_TIMEOUT,
+    MAX_RESOURCE_BYTES,
+    MAX_RETRIES,
+    TOKENIZER,
+)
 from git_teddy.ui import UI
 
-DEFAULT_MAX_RETRIES = 2
-DEFAULT_MAX_RESOURCE_BYTES = 500_000
-DEFAULT_CONTEXT_WINDOW = 128_000  # tokens; teddy.contextWindow
 REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
 GLOBAL_CONTEXT = ".teddy/global.context"
 
@@ -94,7 +98,7 @@ def _project_resources(
 ) -> list[Resource]:
     """Files of the snapshot with their token counts. A count cached for a blob id needs no
     reading when the text is not wanted (`git teddy context`); misses are counted together."""
-    cap = ws.settings.get_int("teddy.maxResourceBytes", DEFAULT_MAX_RESOURCE_BYTES)
+    cap = ws.settings.integer(MAX_RESOURCE_BYTES)
     ids = ws.repo.blob_ids(tree, paths)
     resources: dict[str, Resource] = {}
     to_count: list[tuple[str, str, str | None]] = []  # path, text, note
@@ -132,10 +136,9 @@ def _project_resources(
 
 
 def _url_resource(ws: Workspace, url: str, counter: TokenCounter) -> Resource:
-    cap = ws.settings.get_int("teddy.maxResourceBytes", DEFAULT_MAX_RESOURCE_BYTES)
-    fetched = fetch_text(
-        url, timeout=float(ws.settings.get_int("teddy.fetch.timeout", 20)), max_bytes=cap
-    )
+    cap = ws.settings.integer(MAX_RESOURCE_BYTES)
+    timeout = float(ws.settings.integer(FETCH_TIMEOUT))
+    fetched = fetch_text(url, timeout=timeout, max_bytes=cap)
     if fetched.text is None:
         return Resource(url, 0, None, f"could not be fetched: {fetched.error}")
     return Resource(url, counter.count(fetched.text), fetched.text, fetched.error)
@@ -182,8 +185,7 @@ def _previous_layer(
 
 def token_counter(ws: Workspace) -> TokenCounter:
     """Counts with `teddy.tokenizer`, cached by blob id in the derived-state folder."""
-    encoding = ws.settings.get("teddy.tokenizer", "o200k_base") or "o200k_base"
-    return TokenCounter(encoding, ws.repo.derived_dir())
+    return TokenCounter(ws.settings.text(TOKENIZER), ws.repo.derived_dir())
 
 
 def gather_inputs(
@@ -412,7 +414,7 @@ def plan_turn(
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
     payload = inputs.payload(message)
-    retries = ws.settings.get_int("teddy.maxRetries", DEFAULT_MAX_RETRIES)
+    retries = ws.settings.integer(MAX_RETRIES)
     if pipeline is not None:
         if reply_file_text is not None:
             raise TeddyError(
@@ -462,7 +464,7 @@ def with_resume_history(
     tip = ws.repo.read_commit(ws.store.branches(session)[branch])
     text = (ws.repo.read_file(tip.tree, SESSION_LOG) or b"").decode("utf-8", "replace")
     counter = token_counter(ws)
-    window = ws.settings.get_int("teddy.contextWindow", DEFAULT_CONTEXT_WINDOW)
+    window = ws.settings.integer(CONTEXT_WINDOW)
     used = sum(r.tokens for r in inputs.resources) + counter.count(inputs.system_prompt)
     budget = window - used - counter.count(message) - REPLY_RESERVE
     history = resume_history(parse_log(text), budget, counter.count)

@@ -24,25 +24,21 @@ from git_teddy.artifacts.plan.models import Plan
 from git_teddy.artifacts.plan.parse import check_plan
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.build import TurnFiles, build_log
-from git_teddy.artifacts.sessionlog.model import SUBAGENT_MODES, SessionMeta, SubagentMode
+from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.artifacts.yamlio import load_yaml
-from git_teddy.errors import TeddyError
 from git_teddy.gitstore import GitRepo
+from git_teddy.settings import SUBAGENT_MODE
 
 # What the log keeps from its previous version (the rest is derived from the turns).
 KEPT_FIELDS = ("session_id", "started", "ended", "status", "channel", "resume_point")
 
 
 def subagent_mode(value: str | None) -> SubagentMode:
-    mode = (value or "link").strip().lower()
-    if mode not in SUBAGENT_MODES:
-        raise TeddyError(
-            f"teddy.subagentMode is {value!r}",
-            "use inline, link or embed: `git config teddy.subagentMode link`",
-        )
-    return cast(SubagentMode, mode)
+    """`teddy.subagentMode` as the log builder takes it (None: the default); the settings
+    registry checked the value when the workspace opened."""
+    return cast(SubagentMode, value or SUBAGENT_MODE.default)
 
 
 class LogWriter:

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore.repo import run_git
 from git_teddy.session.workspace import Workspace
-
-DEFAULT_REMOTE = "origin"
+from git_teddy.settings import REMOTE
 
 
 @dataclass(frozen=True)
@@ -18,7 +17,7 @@ class Transfer:
 
 
 def _remote(ws: Workspace, remote: str | None) -> str:
-    name = remote or ws.settings.get("teddy.remote", DEFAULT_REMOTE) or DEFAULT_REMOTE
+    name = remote or ws.settings.text(REMOTE)
     if name not in ws.repo.git("remote").split():
         raise TeddyError(
             f"no remote named {name!r}",

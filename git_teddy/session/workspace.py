@@ -6,7 +6,7 @@ from pathlib import Path
 from git_teddy.gitstore import GitRepo
 from git_teddy.session.logfiles import LogWriter
 from git_teddy.session.store import SessionStore
-from git_teddy.settings import Settings
+from git_teddy.settings import SUBAGENT_MODE, Settings
 
 
 @dataclass(frozen=True)
@@ -17,8 +17,21 @@ class Workspace:
 
 
 def open_workspace(cwd: Path | None = None) -> Workspace:
+    """The repository at `cwd`. Every setting is checked here, so a bad value stops a command
+    before it acts on anything."""
     repo = GitRepo.discover(cwd)
-    settings = Settings.from_env(repo.config("teddy"))
-    log_step = LogWriter(repo, settings.get("teddy.subagentMode"))
-    store = SessionStore(repo, settings.ref_prefix, log_step)
+    settings = repo_settings(repo)
+    settings.check()
+    store = SessionStore(repo, settings.ref_prefix, LogWriter(repo, settings.choice(SUBAGENT_MODE)))
     return Workspace(repo, settings, store)
+
+
+def open_settings(cwd: Path | None = None) -> Settings:
+    """The settings of the repository at `cwd`, not checked: `git teddy config` lists a bad
+    value beside the good ones."""
+    return repo_settings(GitRepo.discover(cwd))
+
+
+def repo_settings(repo: GitRepo) -> Settings:
+    """The teddy.* settings of `repo` and the environment, not checked yet."""
+    return Settings.from_env(repo.config("teddy"))

@@ -13,7 +13,6 @@ CalloutKind = Literal["decision", "error", "user", "subagent"]
 CallStatus = Literal["success", "failure", "skipped", "rejected"]
 TaskStatus = Literal["pending", "in_progress", "completed"]
 SubagentMode = Literal["inline", "link", "embed"]
-SUBAGENT_MODES: tuple[str, ...] = ("inline", "link", "embed")
 
 
 class _Model(BaseModel):
