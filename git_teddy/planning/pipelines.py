@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import yaml
 
@@ -36,11 +36,9 @@ from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.errors import TeddyError
 from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
 from git_teddy.planning.agents import agent_prompt, normalize_agent
+from git_teddy.planning.ask import Attempt, ask_for_plan
 from git_teddy.planning.context import render_context_log
 from git_teddy.settings import Settings
-
-if TYPE_CHECKING:  # planning imports this module: a run-time import would be circular
-    from git_teddy.planning.turn import Attempt
 
 PIPELINES_DIR = ".teddy/pipelines"
 PIPELINE_KEYS = ("description", "steps")
@@ -290,7 +288,7 @@ class PipelineRun:
     message: str
     steps: list[StepRun] = field(default_factory=list)
     plan: Plan | None = None  # None: the last step's replies never made a valid plan
-    attempts: list["Attempt"] = field(default_factory=list)  # the last step's, as planning's
+    attempts: list[Attempt] = field(default_factory=list)  # the last step's, as planning's
 
     @property
     def last(self) -> StepRun:
@@ -370,8 +368,6 @@ def run_pipeline(
     its problems up to `retries` times. `payload` is what a single-model turn would send
     (it carries `message`); `provider_for(step.model)` gives the provider for a model
     (None: teddy.model). Provider errors propagate: nothing is recorded by this function."""
-    from git_teddy.planning.turn import ask_for_plan  # planning imports this module
-
     systems = _systems(pipeline, system_for)  # every prompt resolves before tokens are spent
     run = PipelineRun(pipeline, message)
     count = len(pipeline.steps)
