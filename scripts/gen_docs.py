@@ -17,7 +17,8 @@ from pathlib import Path
 import click
 
 from git_teddy import __version__
-from git_teddy.cli.main import COMMANDS, cli
+from git_teddy.cli.commands import COMMANDS
+from git_teddy.cli.main import cli
 from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_ERROR
 from git_teddy.settings import REGISTRY, Setting, is_template
 

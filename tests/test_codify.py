@@ -540,3 +540,11 @@ def test_refine_gives_up_after_the_retry_and_keeps_the_reply(
     assert f"source_session is not {SESSION}" in result.stderr
     kept = Path(result.stderr.split("last reply is kept in ")[1].split(";")[0])
     assert kept.read_text() == elsewhere and not out.exists()
+    # Every attempt, as an invalid plan's are (git_teddy.planning.ask.keep_failed).
+    assert sorted(p.name for p in kept.parent.iterdir()) == [
+        "01.md",
+        "01.problems.txt",
+        "02.md",
+        "02.problems.txt",
+    ]
+    assert "line 1: no frontmatter" in (kept.parent / "01.problems.txt").read_text()

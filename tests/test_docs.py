@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from git_teddy.cli.main import COMMANDS
+from git_teddy.cli.commands import COMMANDS
 from testing.commands import run
 
 ROOT = Path(__file__).resolve().parent.parent

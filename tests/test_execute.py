@@ -138,6 +138,28 @@ def test_invalid_paths_are_refused_by_plan(repo: Path, teddy: Teddy) -> None:
     assert json.loads(teddy.ok(repo, "list", "--json").stdout)[0]["turns"] == 0
 
 
+def test_a_plan_that_cannot_be_read_is_a_user_error(repo: Path, teddy: Teddy, env: dict) -> None:
+    teddy.ok(repo, "new", "unreadable")
+    missing = repo.parent / "missing.md"
+    result = teddy(repo, "plan", "-m", "x", "--from-file", str(missing))
+    assert result.returncode == 1 and result.stderr.startswith(f"error: cannot read {missing}")
+    latin1 = plan_text(create("a.txt", "caf\xe9\n")).encode("latin-1")
+    (repo.parent / "latin1.md").write_bytes(latin1)
+    result = teddy(repo, "plan", "-m", "x", "--from-file", str(repo.parent / "latin1.md"))
+    assert result.returncode == 1 and "latin1.md is not UTF-8 text" in result.stderr
+    piped = subprocess.run(
+        ["git", "teddy", "plan", "-m", "x", "--from-file", "-"],
+        cwd=repo,
+        env=env,
+        input=latin1,
+        capture_output=True,
+        check=False,
+    )
+    assert piped.returncode == 1
+    assert piped.stderr.decode().startswith("error: stdin is not UTF-8 text")
+    assert "hint: save the plan as UTF-8" in piped.stderr.decode()
+
+
 def test_symlink_escape_is_refused(repo: Path, teddy: Teddy, env: dict, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -73,3 +73,9 @@ def new_branch_name(depth: int, taken: set[str]) -> str:
     while f"{depth:02d}-branch-{number:02d}" in taken:
         number += 1
     return f"{depth:02d}-branch-{number:02d}"
+
+
+def subagent_session_id(parent: str, turn: str, agent: str) -> str:
+    """`<parent>.<turn>-<agent>`: the session id of the subagent log whose first turn is
+    `turn`, planned by `agent` (its name, without a version)."""
+    return f"{parent}.{turn}-{agent}"

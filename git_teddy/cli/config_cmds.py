@@ -2,7 +2,7 @@
 
 import click
 
-from git_teddy.cli.session_cmds import echo_json
+from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.index.views import table
 from git_teddy.session.workspace import open_settings

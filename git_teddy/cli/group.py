@@ -1,4 +1,4 @@
-"""The click group of `git teddy`: subcommands (git_teddy.cli.main.COMMANDS) are imported
+"""The click group of `git teddy`: subcommands (git_teddy.cli.commands.COMMANDS) are imported
 only when used, so `git teddy --version` starts fast."""
 
 import importlib
@@ -6,7 +6,7 @@ import importlib
 import click
 
 from git_teddy import __version__
-from git_teddy.cli.main import COMMANDS
+from git_teddy.cli.commands import COMMANDS
 
 
 class LazyGroup(click.Group):

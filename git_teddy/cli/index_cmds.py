@@ -2,11 +2,11 @@
 index (the git_teddy.index package). Only the index's own imports are made here, so that a
 query with an up-to-date index stays fast over thousands of sessions."""
 
-import json
 from typing import IO, Any
 
 import click
 
+from git_teddy.cli.textio import echo_json
 from git_teddy.index.query import GROUPINGS, grouped, select, totals
 from git_teddy.index.refresh import refresh
 from git_teddy.index.rows import STATUSES
@@ -36,10 +36,6 @@ def check_choice(option: str, value: str | None, choices: tuple[str, ...]) -> No
 def check_name(option: str, value: str | None) -> None:
     if value is not None and not value.strip():
         raise BadOptionValue(f"{option} needs a value", f"for example: {option} dev")
-
-
-def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 @click.command("list")

@@ -9,7 +9,7 @@ import click
 
 from git_teddy.artifacts.folder import SESSION_LOG, SUBAGENTS_DIR
 from git_teddy.artifacts.names import MAIN_BRANCH
-from git_teddy.artifacts.plan.validate import Problem, format_problems
+from git_teddy.artifacts.plan.validate import format_problems
 from git_teddy.artifacts.sessionlog.model import SessionLog
 from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.reading import inline_subagent_logs
@@ -17,18 +17,15 @@ from git_teddy.cli.terminal import TerminalUI
 from git_teddy.errors import TeddyError
 from git_teddy.learn.cases import CASE_TYPES, Case, dedupe, learn_cases
 from git_teddy.learn.export import EXPORTS, export_jsonl, export_markdown, export_puzzles
-from git_teddy.llm import ChatMessage, provider_from_settings
+from git_teddy.llm import provider_from_settings
+from git_teddy.planning.ask import ask, keep_failed
 from git_teddy.session.workspace import Workspace, open_workspace
 from git_teddy.workflow.extract import extract_workflow
 from git_teddy.workflow.markup import parse_workflow
 from git_teddy.workflow.model import render_workflow
-from git_teddy.workflow.refine import (
-    REFINE_SYSTEM,
-    check_refined,
-    refine_payload,
-    refine_retry_message,
-    unwrap_fence,
-)
+from git_teddy.workflow.refine import REFINE_SYSTEM, refine_payload, refined, unwrap_fence
+
+REFINE_RETRIES = 1  # an invalid refinement is sent back once
 
 
 def _log_text(ws: Workspace, session: str, branch: str, path: str = SESSION_LOG) -> str:
@@ -110,40 +107,21 @@ def _write(path: Path, text: str) -> None:
 
 
 def _refine(ws: Workspace, session: str, log_text: str, extract: str) -> str:
-    """The model's improved workflow: one retry with the problems of an invalid reply."""
-    provider = provider_from_settings(ws.settings, ws.repo.derived_dir(), ui=TerminalUI())
-    messages = [ChatMessage(role="user", content=refine_payload(log_text, extract))]
-    reply, problems = "", list[Problem]()
-    for attempt in (1, 2):
-        reply = provider.complete(REFINE_SYSTEM, messages).text
-        workflow, problems = check_refined(reply, session)
-        if workflow is not None:
-            return unwrap_fence(reply).rstrip("\n") + "\n"
-        if attempt == 1:
-            click.echo(
-                f"the refined workflow has {len(problems)} problem(s); asking again", err=True
-            )
-            messages += [
-                ChatMessage(role="assistant", content=reply),
-                ChatMessage(role="user", content=refine_retry_message(problems)),
-            ]
-    kept = _keep_reply(ws, session, reply)
+    """The model's improved workflow, re-prompted once with the problems of an invalid reply."""
+    ui = TerminalUI()
+    provider = provider_from_settings(ws.settings, ws.repo.derived_dir(), ui=ui)
+    payload = refine_payload(log_text, extract)
+    workflow, attempts = ask(provider, REFINE_SYSTEM, payload, refined(session), REFINE_RETRIES, ui)
+    last = attempts[-1]
+    if workflow is not None:
+        return unwrap_fence(last.completion.text).rstrip("\n") + "\n"
+    kept = keep_failed(ws.repo.derived_dir() / "codify", f"{session}-refine", attempts)
     raise TeddyError(
-        "the refined workflow is not valid after 2 attempts:\n" + format_problems(problems),
-        f"the model's last reply is kept in {kept}; fix it by hand, or codify without --refine",
+        f"the refined workflow is not valid after {len(attempts)} attempts:\n"
+        + format_problems(last.problems),
+        f"the model's last reply is kept in {kept / f'{len(attempts):02d}.md'}; fix it by "
+        "hand, or codify without --refine",
     )
-
-
-def _keep_reply(ws: Workspace, session: str, reply: str) -> Path:
-    """Replies cost tokens: an unusable one is kept in the derived-state folder."""
-    folder = ws.repo.derived_dir() / "codify"
-    folder.mkdir(parents=True, exist_ok=True)
-    number = 1
-    while (folder / f"{session}-refine-{number}.md").exists():
-        number += 1
-    path = folder / f"{session}-refine-{number}.md"
-    path.write_text(reply, encoding="utf-8")
-    return path
 
 
 def _edit_until_valid(text: str) -> str:

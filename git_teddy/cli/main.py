@@ -1,4 +1,4 @@
-"""Entry point of `git-teddy`: the commands, and the mapping of errors to exit codes.
+"""Entry point of `git-teddy`: running the click group and mapping errors to exit codes.
 
 Subcommands are imported only when used (git_teddy.cli.group), so `git teddy --version`
 starts fast; click itself only when needed, so `git teddy context` answered from its cache
@@ -9,34 +9,6 @@ import codecs
 import sys
 
 from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_ERROR, TeddyError
-
-# name -> "module:function"; the order is the order of `git teddy -h`.
-COMMANDS: dict[str, str] = {
-    "new": "git_teddy.cli.session_cmds:new",
-    "list": "git_teddy.cli.index_cmds:list_sessions",
-    "show": "git_teddy.cli.session_cmds:show",
-    "log": "git_teddy.cli.session_cmds:log",
-    "plan": "git_teddy.cli.turn_cmds:plan",
-    "execute": "git_teddy.cli.turn_cmds:execute",
-    "start": "git_teddy.cli.loop_cmds:start",
-    "continue": "git_teddy.cli.loop_cmds:continue_",
-    "resume": "git_teddy.cli.loop_cmds:resume",
-    "pause": "git_teddy.cli.loop_cmds:pause",
-    "context": "git_teddy.cli.turn_cmds:context",
-    "branch": "git_teddy.cli.turn_cmds:branch",
-    "restore": "git_teddy.cli.turn_cmds:restore",
-    "stats": "git_teddy.cli.index_cmds:stats",
-    "index": "git_teddy.cli.index_cmds:index",
-    "codify": "git_teddy.cli.learn_cmds:codify",
-    "learn": "git_teddy.cli.learn_cmds:learn",
-    "push": "git_teddy.cli.session_cmds:push",
-    "fetch": "git_teddy.cli.session_cmds:fetch",
-    "hooks": "git_teddy.cli.hooks_cmds:hooks",
-    "blame": "git_teddy.cli.turn_cmds:blame",
-    "validate": "git_teddy.cli.plan_cmds:validate",
-    "preprocess": "git_teddy.cli.plan_cmds:preprocess",
-    "config": "git_teddy.cli.config_cmds:config",
-}
 
 
 def __getattr__(name: str) -> object:

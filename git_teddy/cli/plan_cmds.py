@@ -3,16 +3,15 @@
 Neither needs a git repository. Input is read as UTF-8; anything else is a user error.
 """
 
-import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import click
 
 from git_teddy.artifacts.plan import check_plan, plan_to_json, problems_to_json, sanitize
 from git_teddy.artifacts.plan.models import Plan
+from git_teddy.cli.textio import echo_json, read_text
 from git_teddy.errors import TeddyError
 
 # (paste command, copy command) per clipboard tool, in the order they are tried.
@@ -32,7 +31,7 @@ def validate(file: str, as_json: bool) -> None:
     plan, problems = check_plan(read_text(file))
     if as_json:
         result = plan_to_json(plan) if plan is not None else problems_to_json(problems)
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        echo_json(result)
     elif plan is not None:
         click.echo(summary(plan))
     else:
@@ -77,24 +76,6 @@ def summary(plan: Plan) -> str:
         target = target or getattr(action, "agent", None) or ""
         lines.append(f"  {number}. {action.type} {target}".rstrip())
     return "\n".join(lines)
-
-
-def read_text(file: str) -> str:
-    """The text of FILE, or of stdin for "-", as UTF-8."""
-    name = "stdin" if file == "-" else file
-    try:
-        data = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    except OSError as error:
-        raise TeddyError(
-            f"cannot read {name}: {error.strerror or error}",
-            "give the path of a plan file, or - to read the plan from stdin",
-        ) from error
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise TeddyError(
-            f"{name} is not UTF-8 text (byte {error.start})", "save the plan as UTF-8"
-        ) from error
 
 
 def clipboard_tool() -> tuple[list[str], list[str]]:

@@ -1,18 +1,12 @@
 """`git teddy new|show|log|push|fetch`: create, read and share sessions."""
 
-import json
-from typing import Any
-
 import click
 
+from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.session import views
 from git_teddy.session.workspace import open_workspace
 from git_teddy.settings import CHANNEL
-
-
-def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 @click.command()

@@ -1,21 +1,11 @@
 """`git teddy plan` and `git teddy execute`: one turn, planned then executed."""
 
-import sys
 from pathlib import Path
 
 import click
 
-from git_teddy.errors import TeddyError
+from git_teddy.cli.textio import read_text
 from git_teddy.session.workspace import open_workspace
-
-
-def _read_plan_file(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise TeddyError(f"cannot read {path}: {error}", "give a readable UTF-8 file") from None
 
 
 @click.command()
@@ -58,7 +48,7 @@ def plan(
 
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
-    reply = _read_plan_file(from_file) if from_file is not None else None
+    reply = read_text(from_file) if from_file is not None else None
     planned = plan_turn(
         ws,
         session_id,
@@ -185,7 +175,7 @@ def branch(
     # The alternative starts where the original turn did: so do your files.
     placed = place_snapshot(ws, ref.session, start, f"branching from turn {ref.turn}", force)
     name = ws.store.create_branch(ref)
-    reply = _read_plan_file(from_file) if from_file is not None else None
+    reply = read_text(from_file) if from_file is not None else None
     planned = plan_turn(
         ws,
         ref.session,

@@ -8,11 +8,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from git_teddy.artifacts.sessionlog.callouts import read_resolution
-from git_teddy.artifacts.sessionlog.model import Callout, Phase, SessionLog
-from git_teddy.artifacts.sessionlog.reading import (
+from git_teddy.artifacts.sessionlog.callouts import read_resolution, resolution
+from git_teddy.artifacts.sessionlog.model import (
+    Callout,
+    Phase,
+    SessionLog,
     call_target,
     call_type,
+)
+from git_teddy.artifacts.sessionlog.reading import (
     decisions_before,
     did,
     intervention,
@@ -92,7 +96,7 @@ def puzzle(log: SessionLog, index: int, error: Callout) -> Case:
     expected = None
     if turn is not None:
         fixer = log.phase(turn)
-        expected = f"Resolved in turn {turn}" + (f": {how}" if how else "") + "."
+        expected = resolution(turn, how) + "."
         # Repaired within its own turn (an invalid reply): the plan that replaced it.
         shown = planned(fixer) if fixer is phase else did(fixer) if fixer else None
         expected += f"\n\n{shown}" if shown else ""

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import yaml
 
@@ -36,12 +36,10 @@ from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.errors import TeddyError
 from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
 from git_teddy.planning.agents import agent_prompt, normalize_agent
+from git_teddy.planning.ask import Attempt, ask_for_plan
 from git_teddy.planning.context import render_context_log
 from git_teddy.settings import MODEL, Settings
 from git_teddy.ui import UI
-
-if TYPE_CHECKING:  # planning imports this module: a run-time import would be circular
-    from git_teddy.planning.turn import Attempt
 
 PIPELINES_DIR = ".teddy/pipelines"
 PIPELINE_KEYS = ("description", "steps")
@@ -291,7 +289,7 @@ class PipelineRun:
     message: str
     steps: list[StepRun] = field(default_factory=list)
     plan: Plan | None = None  # None: the last step's replies never made a valid plan
-    attempts: list["Attempt"] = field(default_factory=list)  # the last step's, as planning's
+    attempts: list[Attempt] = field(default_factory=list)  # the last step's, as planning's
 
     @property
     def last(self) -> StepRun:
@@ -371,8 +369,6 @@ def run_pipeline(
     its problems up to `retries` times. `payload` is what a single-model turn would send
     (it carries `message`); `provider_for(step.model)` gives the provider for a model
     (None: teddy.model). Provider errors propagate: nothing is recorded by this function."""
-    from git_teddy.planning.turn import ask_for_plan  # planning imports this module
-
     systems = _systems(pipeline, system_for)  # every prompt resolves before tokens are spent
     run = PipelineRun(pipeline, message)
     count = len(pipeline.steps)
@@ -387,7 +383,7 @@ def run_pipeline(
             completion = provider.complete(system, [ChatMessage(role="user", content=user)])
             run.steps.append(StepRun(step, system, user, [completion]))
             continue
-        run.plan, run.attempts = ask_for_plan(provider, system, user, retries, ui.progress)
+        run.plan, run.attempts = ask_for_plan(provider, system, user, retries, ui)
         run.steps.append(StepRun(step, system, user, [a.completion for a in run.attempts]))
     return run
 

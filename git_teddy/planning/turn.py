@@ -1,10 +1,10 @@
 """`git teddy plan`: assemble the context, ask the model, validate (re-prompting with the
 problems), and record the turn. `git teddy context` shows the same context without a model."""
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from git_teddy.artifacts.folder import (
+    ATTEMPTS_DIR,
     CONTEXT_LOG,
     PLAN,
     REPORT,
@@ -16,7 +16,7 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
-from git_teddy.artifacts.plan import Plan, Problem, check_plan, format_problems, sanitize
+from git_teddy.artifacts.plan import Plan, format_problems, sanitize
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.window import resume_history
@@ -24,8 +24,9 @@ from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
-from git_teddy.llm import ChatMessage, Completion, Provider, provider_from_settings
+from git_teddy.llm import Provider, provider_from_settings
 from git_teddy.planning.agents import agent_prompt
+from git_teddy.planning.ask import Attempt, FileReply, ask_for_plan, attempt_files, keep_failed
 from git_teddy.planning.context import (
     HISTORY_FILES,
     Resource,
@@ -244,52 +245,6 @@ def gather_inputs(
 # ---- asking the model ------------------------------------------------------------------------
 
 
-class FileReply:
-    """The reply is a file the user already has (`--from-file`): no model is called."""
-
-    name, model = "manual", "manual"
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def complete(self, system: str, messages: list[ChatMessage]) -> Completion:
-        return Completion(text=self.text, model=self.model, provider=self.name)
-
-
-def retry_message(problems: list[Problem]) -> str:
-    return (
-        "Your plan could not be used. Fix every problem below and reply with the complete "
-        "corrected plan, nothing else.\n\n" + format_problems(problems)
-    )
-
-
-@dataclass
-class Attempt:
-    completion: Completion
-    problems: list[Problem]
-
-
-def ask_for_plan(
-    provider: Provider, system: str, payload: str, retries: int, echo: Callable[[str], None]
-) -> tuple[Plan | None, list[Attempt]]:
-    messages = [ChatMessage(role="user", content=payload)]
-    attempts: list[Attempt] = []
-    for number in range(retries + 1):
-        completion = provider.complete(system, messages)
-        plan, problems = check_plan(completion.text)
-        attempts.append(Attempt(completion, problems))
-        if plan is not None:
-            return plan, attempts
-        if isinstance(provider, FileReply) or number == retries:
-            break  # nobody to re-prompt (the file is what it is), or the budget is spent
-        echo(f"attempt {number + 1}: the plan has {len(problems)} problem(s); asking again")
-        messages += [
-            ChatMessage(role="assistant", content=completion.text),
-            ChatMessage(role="user", content=retry_message(problems)),
-        ]
-    return None, attempts
-
-
 def _usage(attempts: list[Attempt]) -> dict[str, object]:
     def total(values: list[int | float | None]) -> int | float | None:
         known = [v for v in values if v is not None]
@@ -301,31 +256,6 @@ def _usage(attempts: list[Attempt]) -> dict[str, object]:
         "tokens_out": total([a.completion.tokens_out for a in attempts]),
         "cost": total([a.completion.cost for a in attempts]),
     }
-
-
-def _attempt_files(attempts: list[Attempt]) -> dict[str, bytes]:
-    """Every reply and its problems: `attempts/01.md`, `attempts/01.problems.txt`, ..."""
-    files = {}
-    for number, attempt in enumerate(attempts, start=1):
-        files[f"attempts/{number:02d}.md"] = attempt.completion.text.encode()
-        if attempt.problems:
-            files[f"attempts/{number:02d}.problems.txt"] = format_problems(
-                attempt.problems
-            ).encode()
-    return files
-
-
-def _keep_failed(ws: Workspace, session: str, turn: str, attempts: list[Attempt]) -> str:
-    """Replies cost tokens: an unusable plan is kept (never pushed) for the user to fix."""
-    parent = ws.repo.derived_dir() / "failed-plans" / session
-    number = 1
-    while (parent / f"{turn}-{number}").exists():
-        number += 1
-    folder = parent / f"{turn}-{number}"
-    folder.mkdir(parents=True)
-    for name, data in _attempt_files(attempts).items():
-        (folder / name.removeprefix("attempts/")).write_bytes(data)
-    return str(folder)
 
 
 @dataclass(frozen=True)
@@ -428,24 +358,26 @@ def plan_turn(
             if reply_file_text is not None
             else provider_from_settings(ws.settings, ws.repo.derived_dir(), ui=ui)
         )
-        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui.progress)
+        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui)
         asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
     if plan is None:
-        kept = _keep_failed(ws, session, store.next_turn(session, branch), attempts)
+        failed_plans = ws.repo.derived_dir() / "failed-plans" / session
+        kept = keep_failed(failed_plans, store.next_turn(session, branch), attempts)
         raise TeddyError(
             f"the plan is not valid after {len(attempts)} attempt(s):\n"
             + format_problems(attempts[-1].problems),
             f"every reply is kept in {kept}; fix the plan and record it with "
             "`git teddy plan -m MSG --from-file PLAN.md`",
         )
+    retried = attempt_files(attempts) if len(attempts) > 1 else {}
     files = {
         USER_PROMPT: (message.rstrip("\n") + "\n").encode(),
         SYSTEM_PROMPT: asked.system.encode(),
         TURN_CONTEXT: render_context(inputs.turn_context).encode(),
         CONTEXT_LOG: render_context_log(asked.system, asked.payload).encode(),
         PLAN: sanitize(attempts[-1].completion.text).encode(),
-        **(_attempt_files(attempts) if len(attempts) > 1 else {}),
+        **{f"{ATTEMPTS_DIR}/{name}": data for name, data in retried.items()},
         **asked.files,
     }
     if original and alternative_to and CONTEXT_LOG in alternative_to:

@@ -7,14 +7,22 @@ a failure. A model may refine the extract (refine.py).
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from git_teddy.artifacts.sessionlog.callouts import read_resolution, subagent_link
-from git_teddy.artifacts.sessionlog.model import Phase, SessionLog, ToolCall
-from git_teddy.artifacts.sessionlog.parse import split_code_span
+from git_teddy.artifacts.sessionlog.callouts import (
+    read_failed_call,
+    read_resolution,
+    subagent_agent,
+    subagent_link,
+)
+from git_teddy.artifacts.sessionlog.model import (
+    Phase,
+    SessionLog,
+    ToolCall,
+    call_target,
+    call_type,
+)
 from git_teddy.artifacts.sessionlog.reading import (
     Intervention,
     blockquote,
-    call_target,
-    call_type,
     expand_subagents,
     interventions,
     memo_decisions,
@@ -84,7 +92,7 @@ def _repairs(phases: list[Phase]) -> Iterator[tuple[str, list[tuple[str, str]]]]
         for callout in phase.callouts("error"):
             turn, _how = read_resolution(callout)
             if turn is not None and turn != phase.turn:
-                entries.append((turn, failed_call(callout.body) or ""))
+                entries.append((turn, read_failed_call(callout) or ""))
         if entries:
             yield phase.turn, entries
 
@@ -103,15 +111,6 @@ def _conditions(
                 )
                 found.setdefault(fixer_turn, []).append(what)
     return {turn: " or ".join(dict.fromkeys(whats)) for turn, whats in found.items()}
-
-
-def failed_call(body: str) -> str | None:
-    """The call an `[!error]` body names: it starts with "`CALL` failed: ..."."""
-    try:
-        call, rest = split_code_span(body)
-    except ValueError:
-        return None
-    return call if rest.startswith(" failed") else None
 
 
 def _step(
@@ -192,7 +191,7 @@ def _rejection_gate(item: Intervention) -> str:
 def _invokes(phase: Phase) -> list[str]:
     linked = []
     for callout in phase.callouts("subagent"):
-        agent = callout.title.split(" ")[0].removeprefix("@")
+        agent = subagent_agent(callout)
         link = subagent_link(callout)
         if agent:
             linked.append(f"@{agent}" + (f" [[{link}]]" if link else ""))

@@ -1,11 +1,12 @@
 """Asking a model to refine an extracted workflow (pure): the system prompt that teaches
-it the markup, the request, the retry message for an invalid reply, and the check of a
-reply. The model call itself is the command's (git_teddy.cli.learn_cmds).
+it the markup, the request, and what a reply must be (its check and the retry message for
+an invalid one). The model is asked, and re-prompted, by git_teddy.planning.ask.
 """
 
 import re
 
-from git_teddy.artifacts.plan.validate import Problem, format_problems
+from git_teddy.artifacts.plan.validate import Problem
+from git_teddy.planning.ask import Wanted, retry_message
 from git_teddy.workflow.markup import parse_workflow
 from git_teddy.workflow.model import ARROW, NONE, Workflow
 
@@ -50,10 +51,12 @@ def refine_payload(session_log: str, extract: str) -> str:
     )
 
 
-def refine_retry_message(problems: list[Problem]) -> str:
-    return (
-        "Your workflow could not be used. Fix every problem below and reply with the complete "
-        "corrected workflow document, nothing else.\n\n" + format_problems(problems)
+def refined(session: str) -> Wanted[Workflow]:
+    """A reply that is a valid workflow, codified from `session`."""
+    return Wanted(
+        "the refined workflow",
+        lambda text: check_refined(text, session),
+        lambda problems: retry_message(problems, "workflow", "workflow document"),
     )
 
 

@@ -14,9 +14,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from git_teddy.artifacts.names import subagent_session_id
 from git_teddy.artifacts.plan.models import Plan
 from git_teddy.artifacts.report import ActionLog, ExecutionReport
-from git_teddy.artifacts.sessionlog.callouts import error_callout, user_callout
+from git_teddy.artifacts.sessionlog.callouts import (
+    answered,
+    embedded_subagent,
+    error_callout,
+    failure,
+    inline_subagent,
+    linked_subagent,
+    memos_decision,
+    planned_as,
+    rejected_as,
+    unreasoned_rejection,
+    user_callout,
+)
 from git_teddy.artifacts.sessionlog.model import (
     Block,
     Callout,
@@ -27,6 +40,7 @@ from git_teddy.artifacts.sessionlog.model import (
     SubagentMode,
     ToolCall,
     ToolCalls,
+    call_line,
 )
 from git_teddy.artifacts.sessionlog.render import render_phase
 from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks
@@ -147,7 +161,7 @@ def _subagent_log(base: SessionMeta, segment: list[TurnFiles]) -> SessionLog:
     concluded = _concluded(last)
     meta = SessionMeta.model_validate(
         {
-            "session_id": f"{base.session_id}.{first.name}-{first.record.agent}",
+            "session_id": subagent_session_id(base.session_id, first.name, first.record.agent),
             "started": first.record.planned_at or base.started,
             "ended": str(last.record.executed_at) if concluded else None,
             "status": "completed" if concluded else "active",
@@ -177,18 +191,14 @@ def _entry(sub: SessionLog, segment: list[TurnFiles]) -> SubagentEntry:
 
 
 def subagent_callout(sub: SessionLog, segment: list[TurnFiles], mode: SubagentMode) -> Callout:
-    model = f" ({sub.meta.model})" if sub.meta.model else ""
-    title = f"@{segment[0].agent}{model}"
+    agent, model, session_id = segment[0].agent, sub.meta.model, sub.meta.session_id
     if mode == "inline":
         work = "\n\n".join(render_phase(phase, level=3) for phase in sub.phases)
-        return Callout(kind="subagent", title=title, body=f"mode: inline\n{work}")
+        return inline_subagent(agent, model, work)
     if mode == "embed":
-        return Callout(
-            kind="subagent", title=title, body=f"mode: embed\n![[{sub.meta.session_id}]]"
-        )
+        return embedded_subagent(agent, model, session_id)
     summary = _conclusion(segment[-1]) or f"in progress after {len(segment)} turn(s)"
-    body = f"mode: link\n[[{sub.meta.session_id}]]\nSummary: {cut(summary, 300)}"
-    return Callout(kind="subagent", title=title, body=body)
+    return linked_subagent(agent, model, session_id, cut(summary, 300))
 
 
 def _conclusion(turn: TurnFiles) -> str | None:
@@ -220,7 +230,7 @@ def build_phase(turn: TurnFiles, later: Sequence[TurnFiles], channel: str) -> Ph
 def phase_blocks(turn: TurnFiles, later: Sequence[TurnFiles]) -> list[Block]:
     blocks: list[Block] = []
     if turn.user_prompt and turn.user_prompt.strip():
-        acted = f"planned by @{turn.agent} as “{turn.title}”"
+        acted = planned_as(turn.agent, turn.title)
         blocks.append(user_callout(turn.user_prompt.strip("\n"), acted))
     blocks += _retry_errors(turn)
     blocks += _plan_decisions(turn)
@@ -253,19 +263,10 @@ def _plan_decisions(turn: TurnFiles) -> list[Block]:
         blocks.append(Callout(kind="decision", body=direction))
     memos = [f"[{m.op}] {m.text}" for m in turn.plan.memos] if turn.plan else []
     if memos:
-        decision = turn.report.memos.decision if turn.report else "none"
-        verb = {"approved": "approved", "rejected": "rejected by the user"}.get(
-            decision, "proposed"
-        )
-        blocks.append(Callout(kind="decision", body=f"Memos {verb}:\n" + "\n".join(memos)))
+        blocks.append(memos_decision(turn.report.memos.decision if turn.report else "none", memos))
     for log in turn.report.action_logs if turn.report else []:
         if log.status == "REJECTED" and not log.reason:
-            blocks.append(
-                Callout(
-                    kind="decision",
-                    body=f"The user rejected `{call_text(log)}` without a reason; it was not run.",
-                )
-            )
+            blocks.append(unreasoned_rejection(call_text(log)))
     return blocks
 
 
@@ -285,26 +286,20 @@ def _user_interventions(logs: Sequence[ActionLog]) -> list[Block]:
     blocks: list[Block] = []
     for log in logs:
         if log.status == "REJECTED" and log.reason:
-            acted = f"rejected `{call_text(log)}`; it was not run"
-            blocks.append(user_callout(log.reason, acted))
+            blocks.append(user_callout(log.reason, rejected_as(call_text(log))))
         reply = log.details.get("reply") if log.action_type == "CHAT_WITH_USER" else None
         if reply:
             question = cut(str(log.params.get("message") or ""), 80)
-            acted = f"answer to “{question}”; it became the next turn's message"
-            blocks.append(user_callout(str(reply), acted))
+            blocks.append(user_callout(str(reply), answered(question)))
     return blocks
 
 
 def _failure(log: ActionLog, later: Sequence[TurnFiles]) -> Callout:
     call = call_text(log)
-    lines = [f"`{call}` failed: {summary_of(log)}"]
     output = str(log.details.get("stderr") or log.details.get("stdout") or "").strip()
-    if output:
-        lines += output.splitlines()[-10:]
+    body = failure(call, summary_of(log), output.splitlines()[-10:])
     fixer = next((t for t in later if _succeeded(t, call)), None)
-    return error_callout(
-        "\n".join(lines), fixer.name if fixer else None, fixer.title if fixer else None
-    )
+    return error_callout(body, fixer.name if fixer else None, fixer.title if fixer else None)
 
 
 def _succeeded(turn: TurnFiles, call: str) -> bool:
@@ -331,8 +326,7 @@ def call_text(log: ActionLog) -> str:
         target = " | ".join(str(q) for q in params["queries"])
     if target is None and log.action_type == "CHAT_WITH_USER":
         target = params.get("message")
-    text = f"{log.action_type} {one_line(str(target))}" if target else log.action_type
-    return cut(text, 200)
+    return cut(call_line(log.action_type, one_line(str(target)) if target else None), 200)
 
 
 def summary_of(log: ActionLog) -> str:

@@ -47,9 +47,25 @@ class SessionMeta(BaseModel):
 
 
 class ToolCall(_Model):
-    call: str  # `EDIT src/app.py`: one line
+    call: str  # `EDIT src/app.py`: one line, as call_line writes it
     summary: str = ""  # one line, at most SUMMARY_LIMIT characters
     status: CallStatus = "success"
+
+
+def call_line(action_type: str, target: str | None) -> str:
+    """A tool call's `call`: `EDIT src/app.py`, `EXECUTE pytest -q`, `CONCLUDE`."""
+    return f"{action_type} {target}" if target else action_type
+
+
+def call_type(call: ToolCall) -> str:
+    """`EDIT` of `EDIT src/app.py`."""
+    return call.call.split(" ", 1)[0]
+
+
+def call_target(call: ToolCall) -> str:
+    """`src/app.py` of `EDIT src/app.py`: a path, command, resource, agent or question."""
+    parts = call.call.split(" ", 1)
+    return parts[1].strip() if len(parts) > 1 else ""
 
 
 class ToolCalls(_Model):

@@ -1,40 +1,26 @@
-"""What a phase says (pure): the readers of the callouts and tool calls build.py writes,
-shared by codify (git_teddy.workflow) and learn: the turn's message, the user's
-rejections and replies, memo decisions, the decisions taken so far, the subagents' phases,
-and what a phase did or planned.
+"""What a phase says (pure), shared by codify (git_teddy.workflow) and learn: the turn's
+message, the user's rejections and replies, memo decisions, the decisions taken so far, the
+subagents' phases, and what a phase did or planned. Every sentence build.py writes is read
+through its pair in callouts.py, never matched here.
 """
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
+from git_teddy.artifacts.names import subagent_session_id
 from git_teddy.artifacts.sessionlog.build import one_line
-from git_teddy.artifacts.sessionlog.callouts import read_user, subagent_link
+from git_teddy.artifacts.sessionlog.callouts import (
+    UserKind,
+    inline_work,
+    read_acted_on,
+    read_memos_decision,
+    read_unreasoned_rejection,
+    read_user,
+    subagent_link,
+)
 from git_teddy.artifacts.sessionlog.model import Callout, Phase, SessionLog, ToolCall
-from git_teddy.artifacts.sessionlog.parse import parse_phases, split_code_span
+from git_teddy.artifacts.sessionlog.parse import parse_phases
 from git_teddy.artifacts.sessionlog.render import inline_code, render_call
-
-# How build.py says what a `[!user]` callout's words were acted on.
-_REJECTED = re.compile(r"rejected (?P<call>`.*)")
-_REPLY = "answer to "
-_UNREASONED = re.compile(r"The user rejected (?P<call>`.*)")
-_MEMOS = re.compile(r"Memos (?P<verb>approved|rejected by the user|proposed):\n(?P<memos>.*)", re.S)
-
-
-# ---- tool calls ------------------------------------------------------------------------------
-
-
-def call_type(call: ToolCall) -> str:
-    """`EDIT` of `EDIT src/app.py`."""
-    return call.call.split(" ", 1)[0]
-
-
-def call_target(call: ToolCall) -> str:
-    """`src/app.py` of `EDIT src/app.py`: a path, command, resource, agent or question."""
-    parts = call.call.split(" ", 1)
-    return parts[1].strip() if len(parts) > 1 else ""
-
 
 # ---- the user's words ------------------------------------------------------------------------
 
@@ -43,7 +29,7 @@ def call_target(call: ToolCall) -> str:
 class Intervention:
     """A `[!user]` callout: the turn's message, a rejection's reason, or a reply."""
 
-    kind: Literal["message", "rejection", "reply"]
+    kind: UserKind
     words: str
     acted_on: str
     call: str | None = None  # the rejected call
@@ -51,16 +37,8 @@ class Intervention:
 
 def intervention(callout: Callout) -> Intervention:
     words, acted_on = read_user(callout)
-    rejected = _REJECTED.match(acted_on)
-    if rejected:
-        try:
-            call, _ = split_code_span(rejected["call"])
-        except ValueError:
-            call = None
-        return Intervention("rejection", words, acted_on, call)
-    if acted_on.startswith(_REPLY):
-        return Intervention("reply", words, acted_on)
-    return Intervention("message", words, acted_on)
+    kind, call = read_acted_on(acted_on)
+    return Intervention(kind, words, acted_on, call)
 
 
 def interventions(phase: Phase) -> list[Intervention]:
@@ -87,24 +65,17 @@ def blockquote(text: str) -> str:
 
 def unreasoned_rejections(phase: Phase) -> list[str]:
     """Calls the user rejected in this phase without giving a reason."""
-    calls = []
-    for callout in phase.callouts("decision"):
-        match = _UNREASONED.match(callout.body)
-        if match:
-            try:
-                calls.append(split_code_span(match["call"])[0])
-            except ValueError:
-                continue
-    return calls
+    calls = map(read_unreasoned_rejection, phase.callouts("decision"))
+    return [call for call in calls if call is not None]
 
 
 def memo_decisions(phase: Phase) -> list[str]:
     """Memo changes the user approved in this phase (`[+] text`, `[-] text`)."""
     found = []
     for callout in phase.callouts("decision"):
-        match = _MEMOS.match(callout.body)
-        if match and match["verb"] == "approved":
-            found += [line for line in match["memos"].split("\n") if line.strip()]
+        memos = read_memos_decision(callout)
+        if memos and memos[0] == "approved":
+            found += memos[1]
     return found
 
 
@@ -130,11 +101,11 @@ def subagent_phases(callout: Callout, linked: Mapping[str, SessionLog]) -> list[
     if link is not None:
         sub = linked.get(link)
         return list(sub.phases) if sub else []
-    lines = callout.body.split("\n")
-    if lines[0] != "mode: inline":
+    lines = inline_work(callout)
+    if lines is None:
         return []
     try:
-        return parse_phases(lines[1:], 3)
+        return parse_phases(lines, 3)
     except (ValueError, IndexError):
         return []  # an inline log edited by hand into something else: left out
 
@@ -152,21 +123,20 @@ def expand_subagents(log: SessionLog, linked: Mapping[str, SessionLog]) -> list[
 
 def inline_subagent_logs(log: SessionLog) -> list[SessionLog]:
     """The subagents logged inline (`teddy.subagentMode inline`) as logs of their own, named
-    as build.py names linked ones: `<session>.<first turn>-<agent>`."""
+    as build.py names linked ones (subagent_session_id)."""
     logs = []
     for phase in log.phases:
         for callout in phase.callouts("subagent"):
             phases = [] if subagent_link(callout) else subagent_phases(callout, {})
-            if phases:
-                name = phases[0].agent.split("@")[0]
-                meta = log.meta.model_copy(
-                    update={
-                        "session_id": f"{log.meta.session_id}.{phases[0].turn}-{name}",
-                        "parent_session": log.meta.session_id,
-                    }
-                )
-                logs.append(SessionLog(meta=meta, phases=phases))
+            logs += [_subagent_log(log, phases)] if phases else []
     return logs
+
+
+def _subagent_log(parent: SessionLog, phases: list[Phase]) -> SessionLog:
+    name = phases[0].agent.split("@")[0]
+    session_id = subagent_session_id(parent.meta.session_id, phases[0].turn, name)
+    update = {"session_id": session_id, "parent_session": parent.meta.session_id}
+    return SessionLog(meta=parent.meta.model_copy(update=update), phases=phases)
 
 
 # ---- what a phase did ------------------------------------------------------------------------
