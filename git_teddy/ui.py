@@ -1,7 +1,7 @@
 """The one interface between library code and the person running git-teddy: what it is told
 and what it is asked. Library code receives a `UI` and never prints, prompts or reads stdin
 itself; the CLI implements it for a terminal and for pipes (git_teddy.cli.terminal), tests
-with scripted answers (tests/scripted_ui.py)."""
+with scripted answers (testing/scripted_ui.py)."""
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
