@@ -110,7 +110,7 @@ def _write(path: Path, text: str) -> None:
 
 def _refine(ws: Workspace, session: str, log_text: str, extract: str) -> str:
     """The model's improved workflow: one retry with the problems of an invalid reply."""
-    provider = provider_from_settings(ws.settings, ws.repo.derived_dir())
+    provider = provider_from_settings(ws.settings, ws.repo.layout.root)
     messages = [ChatMessage(role="user", content=refine_payload(log_text, extract))]
     reply, problems = "", list[Problem]()
     for attempt in (1, 2):
@@ -135,7 +135,7 @@ def _refine(ws: Workspace, session: str, log_text: str, extract: str) -> str:
 
 def _keep_reply(ws: Workspace, session: str, reply: str) -> Path:
     """Replies cost tokens: an unusable one is kept in the derived-state folder."""
-    folder = ws.repo.derived_dir() / "codify"
+    folder = ws.repo.layout.codify_replies
     folder.mkdir(parents=True, exist_ok=True)
     number = 1
     while (folder / f"{session}-refine-{number}.md").exists():

@@ -173,7 +173,7 @@ def _previous_layer(
 def token_counter(ws: Workspace) -> TokenCounter:
     """Counts with `teddy.tokenizer`, cached by blob id in the derived-state folder."""
     encoding = ws.settings.get("teddy.tokenizer", "o200k_base") or "o200k_base"
-    return TokenCounter(encoding, ws.repo.derived_dir())
+    return TokenCounter(encoding, ws.repo.layout.tokens_file)
 
 
 def gather_inputs(
@@ -305,7 +305,7 @@ def _attempt_files(attempts: list[Attempt]) -> dict[str, bytes]:
 
 def _keep_failed(ws: Workspace, session: str, turn: str, attempts: list[Attempt]) -> str:
     """Replies cost tokens: an unusable plan is kept (never pushed) for the user to fix."""
-    parent = ws.repo.derived_dir() / "failed-plans" / session
+    parent = ws.repo.layout.failed_plans(session)
     number = 1
     while (parent / f"{turn}-{number}").exists():
         number += 1
@@ -345,7 +345,7 @@ def _ask_pipeline(
         return ws.repo.read_file(tree, path)
 
     pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
-    providers = providers_from_settings(ws.settings, ws.repo.derived_dir())
+    providers = providers_from_settings(ws.settings, ws.repo.layout.root)
     run = run_pipeline(
         pipeline, message, payload, lambda step: step_system(step, read), providers, echo, retries
     )
@@ -413,7 +413,7 @@ def plan_turn(
         provider: Provider = (
             FileReply(reply_file_text)
             if reply_file_text is not None
-            else provider_from_settings(ws.settings, ws.repo.derived_dir())
+            else provider_from_settings(ws.settings, ws.repo.layout.root)
         )
         plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, echo)
         asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
