@@ -16,8 +16,8 @@ The names below load on first use (PEP 562), so that the fast paths (`git teddy 
 importing dulwich."""
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hooks load this
 if TYPE_CHECKING:
     from git_teddy.gitstore.repo import CommitInfo, GitRepo, Identity
     from git_teddy.gitstore.snapshot import snapshot_worktree
@@ -31,7 +31,7 @@ _HOMES = {
 __all__ = ["CommitInfo", "GitRepo", "Identity", "snapshot_worktree"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in _HOMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)

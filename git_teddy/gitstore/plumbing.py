@@ -1,7 +1,7 @@
 """Named git questions that need no object database: where a repository is, its settings,
-its refs, where its hooks live. Standard library only, like the runner, so the fast paths
-(the session index, the cached `context` answer, the hooks) ask them as GitRepo does: with
-one git process each, and no dulwich. A query over thousands of sessions then costs a few
+its refs, where its hooks live. Standard library only, like the runner: GitRepo and the fast
+paths (the session index, the cached `context` answer, the hooks) ask them here alike, with
+one git process each and no dulwich. A query over thousands of sessions then costs a few
 processes, not one per session."""
 
 from pathlib import Path

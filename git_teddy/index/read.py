@@ -26,7 +26,7 @@ def read_facts(
         return {}
     from git_teddy.gitstore.repo import GitRepo
 
-    repo = GitRepo.discover(location.cwd)
+    repo = GitRepo(location)  # already located: no second `git rev-parse`
     return {s: read_session(repo, s, tips, currents[s]) for s, tips in sessions.items()}
 
 

@@ -23,6 +23,11 @@ def branch_ref(prefix: str, session: str, branch: str) -> str:
     return f"{branches_prefix(prefix)}{session}/{branch}"
 
 
+def fetched_prefix(remote: str, prefix: str) -> str:
+    """Where `git teddy fetch` puts a remote's session branches."""
+    return f"{REMOTES}{remote}/{prefix}"
+
+
 def snapshots_prefix(prefix: str) -> str:
     """Where snapshot refs are: `refs/<prefix>snapshots/`."""
     return f"refs/{prefix}snapshots/"

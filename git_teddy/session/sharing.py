@@ -4,7 +4,13 @@ nothing else, and only when asked."""
 from dataclasses import dataclass
 
 from git_teddy.errors import TeddyError
-from git_teddy.session.refnames import branch_ref, branches_prefix, snapshot_ref, snapshots_prefix
+from git_teddy.session.refnames import (
+    branch_ref,
+    branches_prefix,
+    fetched_prefix,
+    snapshot_ref,
+    snapshots_prefix,
+)
 from git_teddy.session.workspace import Workspace
 
 DEFAULT_REMOTE = "origin"
@@ -61,7 +67,7 @@ def fetch(ws: Workspace, remote: str | None) -> Transfer:
     name = _remote(ws, remote)
     before = set(ws.store.session_ids())
     refspecs = [
-        f"+{branches_prefix(prefix)}*:refs/remotes/{name}/{prefix}*",
+        f"+{branches_prefix(prefix)}*:{fetched_prefix(name, prefix)}*",
         f"{snapshots_prefix(prefix)}*:{snapshots_prefix(prefix)}*",
     ]
     fetched = ws.repo.fetch_refs(name, refspecs)

@@ -38,6 +38,7 @@ from git_teddy.session.models import (
     turn_commit_from_message,
 )
 from git_teddy.session.refnames import (
+    REMOTES,
     branch_ref,
     branches_prefix,
     group_session_refs,
@@ -78,7 +79,7 @@ class SessionStore:
 
     def _all_branches(self) -> dict[str, dict[str, str]]:
         """session id -> branch name -> tip commit, local and fetched (session.refnames)."""
-        refs = {**self.repo.list_refs("refs/remotes/"), **self._local_refs()}
+        refs = {**self.repo.list_refs(REMOTES), **self._local_refs()}
         return group_session_refs(refs, self.prefix)
 
     def _local_refs(self) -> dict[str, str]:
