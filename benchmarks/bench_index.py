@@ -43,8 +43,8 @@ from git_teddy.artifacts.sessionlog.render import render_log
 from git_teddy.index.build import BranchLog, SessionFacts, build_rows
 from git_teddy.index.query import grouped, select, totals
 from git_teddy.index.rows import SessionIndex
-from git_teddy.index.stale import group_session_refs
 from git_teddy.index.views import list_table
+from git_teddy.session.refnames import group_session_refs
 
 TIME_GOAL = 0.3  # seconds, per warm query
 RATIO_GOAL = 20.0  # warm query vs the scan

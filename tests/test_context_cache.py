@@ -138,6 +138,7 @@ def test_every_change_an_answer_depends_on_is_seen_at_once(
     def switch_branch() -> None:
         # What `git teddy branch` leaves in the derived-state folder.
         marker = repo / ".git" / "teddy" / "sessions" / session / "branch"
+        marker.parent.mkdir(parents=True, exist_ok=True)  # reading the marker makes no folder
         marker.write_text("01-branch-01\n")
 
     changes: list[tuple[str, Callable[[], object]]] = [

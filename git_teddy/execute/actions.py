@@ -23,7 +23,7 @@ from git_teddy.artifacts.plan.models import (
     Research,
 )
 from git_teddy.execute.edit import EditFailure, apply_edits
-from git_teddy.gitstore.repo import isolated_environ
+from git_teddy.gitstore.runner import isolated_environ
 from git_teddy.ui import UI
 
 HTTP_TIMEOUT = 20.0

@@ -136,8 +136,8 @@ def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str,
 
 def _runtime_hooks(store: SessionStore) -> Path:
     """The shipped post-commit hook, copied where it can be made executable."""
-    folder = store.repo.derived_dir() / "hooks"
-    folder.mkdir(exist_ok=True)
+    folder = store.repo.layout.runtime_hooks
+    folder.mkdir(parents=True, exist_ok=True)
     hook = folder / "post-commit"
     source = hook_source("post-commit")
     if not hook.exists() or hook.read_bytes() != source:
@@ -148,26 +148,16 @@ def _runtime_hooks(store: SessionStore) -> Path:
 
 def _snapshot(store: SessionStore, worktree: Worktree, base: str, turn: str) -> str:
     """Commit the worktree's whole state on top of `base`; the post-commit hook reports the id."""
-    excluded = [f":(exclude,top){path}" for path in worktree.linked]
-    worktree.git("add", "--all", "--", ":/", *excluded)
-    if worktree.git("write-tree").strip() == store.repo.read_commit(base).tree:
+    if worktree.stage_all() == store.repo.read_commit(base).tree:
         return base
     with tempfile.TemporaryDirectory() as scratch:
         pending = Path(scratch) / "snapshot-id"
-        worktree.git(
-            "-c",
-            f"core.hooksPath={_runtime_hooks(store)}",
-            "-c",
-            "commit.gpgsign=false",
-            "commit",
-            "--quiet",
-            "--no-verify",
-            "-m",
+        head = worktree.commit_staged(
             f"teddy: snapshot after turn {turn}",
-            extra_env={"TEDDY_PENDING_REPORT": str(pending)},
+            _runtime_hooks(store),
+            {"TEDDY_PENDING_REPORT": str(pending)},
         )
         snapshot = pending.read_text().strip() if pending.exists() else ""
-    head = worktree.git("rev-parse", "HEAD").strip()
     if snapshot != head:
         raise TeddyError(
             "the post-commit hook did not record the snapshot",

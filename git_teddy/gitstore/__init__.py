@@ -1,11 +1,23 @@
-"""All git access of git-teddy lives in this package.
+"""All git access of git-teddy lives in this package: every git process starts in `runner`,
+and callers ask for named operations, never for git's own arguments.
 
-The names below load on first use (PEP 562), so that read-only fast paths such as
-`git teddy list` (which use `gitstore.refs_fast`) do not pay for importing dulwich."""
+    runner         starting git (standard library only)
+    plumbing       where a repository is, its settings, refs and hooks path (stdlib only)
+    changes        what commits and the staged index change: the hooks' questions (stdlib)
+    layout         every path of the derived-state folder `<git-common-dir>/teddy/` (stdlib)
+    worktree_tree  the tree of the working tree, through a temporary index (stdlib)
+    repo           GitRepo: objects and refs (dulwich), remotes, blame, identities
+    snapshot       the working tree as a commit
+    worktree       the pool of scratch worktrees where plans run
+    apply          a turn's result brought into the working tree
+
+The names below load on first use (PEP 562), so that the fast paths (`git teddy list`,
+`context`, the hooks), which use the standard-library modules only, do not pay for
+importing dulwich."""
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: the hooks load this
 if TYPE_CHECKING:
     from git_teddy.gitstore.repo import CommitInfo, GitRepo, Identity
     from git_teddy.gitstore.snapshot import snapshot_worktree
@@ -19,7 +31,7 @@ _HOMES = {
 __all__ = ["CommitInfo", "GitRepo", "Identity", "snapshot_worktree"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name not in _HOMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)

@@ -11,6 +11,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from git_teddy.gitstore import runner
 from git_teddy.gitstore.repo import GitRepo
 
 SYMLINK_MODE = "120000"
@@ -34,7 +35,7 @@ def _merge(repo: GitRepo, base: str, ours: str, theirs: str) -> tuple[str | None
     top of `base`, so git finds it as their merge base (git 2.39 has no --merge-base)."""
     assert base in repo.read_commit(ours).parents and base in repo.read_commit(theirs).parents
     args = ["merge-tree", "--write-tree", "--name-only", "--no-messages"]
-    out = repo.git(*args, ours, theirs, check=False)
+    out = runner.run([*args, ours, theirs], repo.cwd).stdout
     lines = out.splitlines()
     if lines and len(lines) == 1:
         return lines[0], []
@@ -43,7 +44,7 @@ def _merge(repo: GitRepo, base: str, ours: str, theirs: str) -> tuple[str | None
 
 def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[tuple[str, str, str, str]]:
     """(status, path, new mode, new blob) for every file that differs."""
-    out = repo.git("diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree)
+    out = runner.output(["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree], repo.cwd)
     fields = out.split("\0")
     changes = []
     for meta, path in zip(fields[0::2], fields[1::2], strict=False):

@@ -1,8 +1,8 @@
-"""The one place that talks to git: dulwich for objects and refs, the git CLI for discovery,
-configuration, identities and working-tree snapshots (where git's index is clearly better)."""
+"""A repository as git-teddy uses it: dulwich for objects and refs, the git CLI (through
+gitstore.runner) for discovery, settings, identities, remotes, blame and tree listings
+(where git is clearly better or faster)."""
 
 import os
-import subprocess
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -14,7 +14,12 @@ from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from git_teddy.errors import ConcurrentUpdateError, NotARepositoryError, TeddyError
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
+from git_teddy.gitstore import plumbing, runner
+from git_teddy.gitstore.changes import commit_id
+from git_teddy.gitstore.layout import Layout
+from git_teddy.gitstore.plumbing import Location
+from git_teddy.gitstore.runner import GitFailed
 
 TREE_MODE = 0o040000
 FILE_MODE = 0o100644
@@ -56,94 +61,79 @@ class CommitInfo:
     tz_offset: int
 
 
-# Variables that point git at a repository: a scratch worktree must never inherit the user's.
-REPOSITORY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
+@dataclass(frozen=True)
+class GitResult:
+    """What a git command that may fail for the user's reasons (a rejected push, a line
+    past the end of a file) said; the caller words the error."""
+
+    ok: bool
+    stdout: str
+    stderr: str
 
 
-def isolated_environ() -> dict[str, str]:
-    """os.environ without the variables that would point git at the user's repository."""
-    return {k: v for k, v in os.environ.items() if k not in REPOSITORY_ENV}
+def _git_result(args: list[str], cwd: Path) -> GitResult:
+    proc = runner.run(args, cwd)
+    return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
 
 
-def run_git(
-    args: list[str],
-    cwd: Path,
-    extra_env: Mapping[str, str] | None = None,
-    check: bool = True,
-    isolated: bool = False,
-) -> subprocess.CompletedProcess[str]:
-    """Run git; `isolated` drops GIT_DIR and friends, so git finds the repository from `cwd`."""
-    env = {**(isolated_environ() if isolated else os.environ), **(extra_env or {})}
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise TeddyError(
-            f"git {args[0]} failed: {proc.stderr.strip() or proc.stdout.strip()}",
-            "run the same git command yourself to see what git needs",
-        )
-    return proc
+@dataclass(frozen=True)
+class BlamedLine:
+    number: int  # in the file as of the blamed commit
+    commit: str  # the commit that last changed the line
+    summary: str  # that commit's subject
+    text: str
+
+
+class LineOutOfRange(GitFailed):
+    """Blame of a line past the end of the file."""
+
+
+def parse_blame(porcelain: str) -> list[BlamedLine]:
+    """The lines of `git blame --porcelain` output."""
+    rows: list[BlamedLine] = []
+    summaries: dict[str, str] = {}
+    commit, number = "", 0
+    for line in porcelain.splitlines():
+        if line.startswith("\t"):
+            rows.append(BlamedLine(number, commit, summaries.get(commit, ""), line[1:]))
+        elif line.startswith("summary "):
+            summaries[commit] = line.removeprefix("summary ")
+        else:
+            parts = line.split(" ")
+            if len(parts) >= 3 and len(parts[0]) == 40 and parts[1].isdigit():
+                commit, number = parts[0], int(parts[2])
+    return rows
 
 
 class GitRepo:
     """A discovered repository with a working tree: `git -C`, GIT_DIR/GIT_WORK_TREE and
     linked worktrees are honoured because discovery is left to `git rev-parse`."""
 
-    def __init__(self, cwd: Path, toplevel: Path, git_dir: Path, common_dir: Path) -> None:
-        self.cwd = cwd
-        self.toplevel = toplevel
-        self.git_dir = git_dir
-        self.common_dir = common_dir
+    def __init__(self, location: Location) -> None:
+        self.cwd = location.cwd
+        self.toplevel = location.toplevel
+        self.git_dir = location.git_dir
+        self.common_dir = location.common_dir
+        self.index_file = location.index_file
+        self.layout = Layout(location.common_dir)
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
-        self.dulwich = Repo(str(common_dir))
+        self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
 
     @classmethod
     def discover(cls, cwd: Path | None = None) -> "GitRepo":
-        cwd = cwd or Path.cwd()
-        args = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
-        proc = run_git(args, cwd, check=False)
-        if proc.returncode != 0:
-            raise cls._why_no_worktree(cwd)
-        git_dir, common_dir, toplevel = proc.stdout.splitlines()
-        return cls(cwd, Path(toplevel), Path(git_dir), (cwd / common_dir).resolve())
+        return cls(plumbing.locate(cwd))
 
-    @staticmethod
-    def _why_no_worktree(cwd: Path) -> NotARepositoryError:
-        bare = run_git(["rev-parse", "--is-bare-repository"], cwd, check=False)
-        if bare.returncode != 0:
-            return NotARepositoryError(
-                "not a git repository (or any of its parent directories)",
-                "run git teddy inside a git repository, or create one with `git init`",
-            )
-        if bare.stdout.strip() == "true":
-            return NotARepositoryError(
-                "this is a bare repository; git teddy needs a working tree",
-                "run it in a clone with a working tree, or add one with `git worktree add`",
-            )
-        return NotARepositoryError(
-            "not inside the repository's working tree",
-            "cd into the working tree (or pass `git -C <worktree> teddy ...`)",
-        )
-
-    # ---- the git CLI -------------------------------------------------------------------
-
-    def git(
-        self, *args: str, extra_env: Mapping[str, str] | None = None, check: bool = True
-    ) -> str:
-        return run_git(list(args), self.cwd, extra_env, check).stdout
+    # ---- the git CLI: settings, identity, remotes, blame --------------------------------
 
     def config(self, section: str) -> dict[str, list[str]]:
         """All values of `<section>.*` keys, keys lower-cased as git compares them."""
-        proc = run_git(["config", "--get-regexp", f"^{section}\\."], self.cwd, check=False)
-        values: dict[str, list[str]] = {}
-        for line in proc.stdout.splitlines():
-            key, _, value = line.partition(" ")
-            values.setdefault(key.lower(), []).append(value)
-        return values
+        return plumbing.read_config(self.cwd, section)
 
     def committer(self) -> Identity:
         """Who and when, as git would record it (honours GIT_COMMITTER_* and user.*)."""
         if self._identity is None:
-            proc = run_git(["var", "GIT_COMMITTER_IDENT"], self.cwd, check=False)
+            proc = runner.run(["var", "GIT_COMMITTER_IDENT"], self.cwd)
             if proc.returncode != 0:
                 raise TeddyError(
                     "git does not know who you are, so it cannot write commits",
@@ -158,14 +148,34 @@ class GitRepo:
 
     def head_commit(self) -> str | None:
         """The commit HEAD of this worktree points at, or None on an unborn branch."""
-        out = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip()
-        return out or None
+        return commit_id("HEAD", self.cwd) or None
 
-    def derived_dir(self) -> Path:
-        """Never-pushed state shared by all worktrees: caches, locks, scratch files."""
-        path = self.common_dir / "teddy"
-        path.mkdir(parents=True, exist_ok=True)
-        return path
+    def hooks_path(self) -> Path:
+        """Where git looks for this repository's hooks (`core.hooksPath` honoured)."""
+        return plumbing.hooks_path(self.cwd)
+
+    def remote_names(self) -> list[str]:
+        return runner.output(["remote"], self.cwd).split()
+
+    def push_refs(self, remote: str, refspecs: list[str]) -> GitResult:
+        """`git push` of exactly these refspecs (porcelain output: one line per ref)."""
+        return _git_result(["push", "--porcelain", remote, *refspecs], self.cwd)
+
+    def fetch_refs(self, remote: str, refspecs: list[str]) -> GitResult:
+        """`git fetch` of exactly these refspecs, and no tags."""
+        return _git_result(["fetch", "--no-tags", remote, *refspecs], self.cwd)
+
+    def blame(self, commit: str, path: str, line: int | None = None) -> list[BlamedLine]:
+        """Which commit last changed each line of `path` (or of line `line` alone) as of
+        `commit`. GitFailed when git cannot tell; LineOutOfRange past the file's end."""
+        lines = ["-L", f"{line},{line}"] if line is not None else []
+        args = ["blame", "--porcelain", *lines, commit, "--", path]
+        proc = runner.run(args, self.cwd)
+        if proc.returncode != 0:
+            out_of_range = line is not None and "has only" in proc.stderr
+            failed = runner.failure(args, proc.stderr.strip())
+            raise LineOutOfRange(failed.message) if out_of_range else failed
+        return parse_blame(proc.stdout)
 
     # ---- refs (dulwich; every update is compare-and-swap) --------------------------------
 
@@ -249,7 +259,8 @@ class GitRepo:
         not files, are left out)."""
         if not paths:
             return {}
-        out = self.git("ls-tree", "-z", "--full-tree", tree_sha, "--", *paths)
+        args = ["ls-tree", "-z", "--full-tree", tree_sha, "--", *paths]
+        out = runner.output(args, self.cwd)
         ids = {}
         for entry in out.split("\0"):
             meta, _, path = entry.partition("\t")
@@ -263,7 +274,7 @@ class GitRepo:
 
     def list_files(self, tree_sha: str) -> list[str]:
         """Every file path in a tree (git walks big trees far faster than Python would)."""
-        out = self.git("ls-tree", "-r", "-z", "--name-only", tree_sha)
+        out = runner.output(["ls-tree", "-r", "-z", "--name-only", tree_sha], self.cwd)
         return [path for path in out.split("\0") if path]
 
     def list_dir(self, tree_sha: str, path: str = "") -> dict[str, bool]:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore.repo import GitRepo, run_git
+from git_teddy.gitstore import runner
+from git_teddy.gitstore.repo import GitRepo
 
 POOL_SIZE = 8
 
@@ -32,8 +33,22 @@ class Worktree:
         the next run can stop what it left running."""
         self.lock.write_text(f"{os.getpid()} {pgid or ''}".strip())
 
-    def git(self, *args: str, extra_env: dict[str, str] | None = None) -> str:
-        return run_git(list(args), self.path, extra_env, isolated=True).stdout
+    def _git(self, args: list[str], env: dict[str, str] | None = None) -> str:
+        # Isolated: the worktree's own repository, whatever GIT_DIR the user's shell has.
+        return runner.output(args, self.path, env, isolated=True)
+
+    def stage_all(self) -> str:
+        """Stage every file of the worktree except the links to ignored paths; the tree id."""
+        excluded = [f":(exclude,top){path}" for path in self.linked]
+        self._git(["add", "--all", "--", ":/", *excluded])
+        return self._git(["write-tree"]).strip()
+
+    def commit_staged(self, message: str, hooks: Path, env: dict[str, str]) -> str:
+        """Commit what is staged, unsigned, with the hooks of folder `hooks` (the pre-commit
+        and commit-msg hooks skipped); the new commit's id."""
+        config = ["-c", f"core.hooksPath={hooks}", "-c", "commit.gpgsign=false"]
+        self._git([*config, "commit", "--quiet", "--no-verify", "-m", message], env)
+        return self._git(["rev-parse", "HEAD"]).strip()
 
 
 def _pid_alive(pid: int) -> bool:
@@ -79,24 +94,34 @@ def _link_ignored_paths(repo: GitRepo, tree: Path, links: list[str]) -> list[str
     return linked
 
 
-def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
-    registered = (path / ".git").is_file()
-    if not registered:
-        repo.git("worktree", "prune")
-        repo.git("worktree", "add", "--force", "--detach", "--quiet", str(path), commit)
-        return
-    run_git(["reset", "--quiet", "--hard", commit], path, isolated=True)
+def _add(repo: GitRepo, path: Path, commit: str) -> None:
+    """A new linked worktree at `path`, detached at `commit` (stale registrations pruned)."""
+    runner.output(["worktree", "prune"], repo.cwd)
+    runner.output(
+        ["worktree", "add", "--force", "--detach", "--quiet", str(path), commit], repo.cwd
+    )
+
+
+def _reset(path: Path, commit: str) -> None:
+    """Move a pooled worktree to `commit`: only files that differ are rewritten."""
+    runner.output(["reset", "--quiet", "--hard", commit], path, isolated=True)
     # -x also removes ignored leftovers of the previous run (build output, caches).
-    run_git(["clean", "-ffdxq"], path, isolated=True)
+    runner.output(["clean", "-ffdxq"], path, isolated=True)
+
+
+def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
+    if (path / ".git").is_file():
+        _reset(path, commit)
+    else:
+        _add(repo, path, commit)
 
 
 @contextmanager
 def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[Worktree]:
     """A worktree at `commit` for this process only; it stays in the pool afterwards."""
-    pool = repo.derived_dir() / "worktrees"
-    pool.mkdir(exist_ok=True)
     for slot in range(POOL_SIZE):
-        path, lock = pool / f"wt-{slot}", pool / f"wt-{slot}.lock"
+        path, lock = repo.layout.worktree(slot)
+        lock.parent.mkdir(parents=True, exist_ok=True)
         state = _take_lock(lock)
         if state is None:
             continue

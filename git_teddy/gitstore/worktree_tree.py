@@ -10,13 +10,9 @@ same function, so both compute the same tree.
 """
 
 import os
-from collections.abc import Callable, Mapping
 from pathlib import Path
 
-# Runs git with these arguments and extra environment variables; returns its stdout.
-GitRunner = Callable[[list[str], Mapping[str, str]], str]
-
-INDEX_PATH_ARGS = ["rev-parse", "--path-format=absolute", "--git-path", "index"]
+from git_teddy.gitstore import runner
 
 
 def _copy_keeping_mtime(source: Path, target: Path) -> None:
@@ -26,17 +22,17 @@ def _copy_keeping_mtime(source: Path, target: Path) -> None:
     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def worktree_tree(git: GitRunner, index: Path, scratch: Path) -> str:
+def worktree_tree(cwd: Path, index: Path, scratch: Path) -> str:
     """Write the working tree's state as a tree object and return its id. `index` is the
-    real index (`git rev-parse --git-path index`); `scratch` holds the temporary one."""
-    scratch.mkdir(exist_ok=True)
+    real index (Location.index_file); `scratch` holds the temporary one."""
+    scratch.mkdir(parents=True, exist_ok=True)
     temp_index = scratch / f"index-{os.getpid()}"
     try:
         if index.exists():
             _copy_keeping_mtime(index, temp_index)
         env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
-        git(["add", "--all", "--", ":/"], env)
-        return git(["write-tree"], env).strip()
+        runner.output(["add", "--all", "--", ":/"], cwd, env)
+        return runner.output(["write-tree"], cwd, env).strip()
     finally:
         temp_index.unlink(missing_ok=True)
         Path(f"{temp_index}.lock").unlink(missing_ok=True)

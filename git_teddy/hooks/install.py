@@ -37,11 +37,6 @@ class HookState:
     note: str = ""
 
 
-def hooks_dir(repo: GitRepo) -> Path:
-    """Where git looks for hooks: `core.hooksPath`, else the common dir's `hooks/`."""
-    return repo.cwd / repo.git("rev-parse", "--git-path", "hooks").strip()
-
-
 def shipped_block(name: str, prefix: str, python: str | None = None) -> str:
     """The block of the shipped hook `name`, with the interpreter and ref prefix filled in."""
     text: str = hook_source(name).decode(ENCODING)
@@ -195,7 +190,7 @@ def _mode(path: Path) -> int:
 
 
 def install(repo: GitRepo, prefix: str, names: list[str]) -> list[tuple[str, Path, str]]:
-    folder = hooks_dir(repo)
+    folder = repo.hooks_path()
     # Every hook is checked before any is written, so a refusal leaves nothing half-done.
     for name in names:
         text = read_hook(folder / name)
@@ -208,10 +203,10 @@ def install(repo: GitRepo, prefix: str, names: list[str]) -> list[tuple[str, Pat
 
 
 def uninstall(repo: GitRepo, names: list[str]) -> list[tuple[str, Path, str]]:
-    folder = hooks_dir(repo)
+    folder = repo.hooks_path()
     return [(name, folder / name, uninstall_hook(folder, name)) for name in names]
 
 
 def status(repo: GitRepo, prefix: str, names: list[str]) -> list[HookState]:
-    folder = hooks_dir(repo)
+    folder = repo.hooks_path()
     return [hook_state(folder, name, shipped_block(name, prefix)) for name in names]

@@ -18,10 +18,17 @@ whenever it breaks is no gate. The message says so and names `--no-verify`.
 """
 
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from git_teddy.hooks._git import git, git_bytes, is_null, ref_prefix
+from git_teddy.gitstore.changes import (
+    changed_blobs,
+    commit_id,
+    commits_not_in,
+    is_null_id,
+    read_blobs,
+)
+from git_teddy.hooks import ref_prefix
+from git_teddy.session.refnames import branches_prefix, snapshots_prefix
 
 REFUSED = 10  # the exit status that tells the shell block the reasons were printed
 BINARY_SNIFF = 8000  # a NUL byte in the first this many bytes: binary, not scanned
@@ -55,48 +62,19 @@ def parse_updates(text: str) -> list[Pushed]:
 def kind_of(update: Pushed, prefix: str) -> str | None:
     """ "branch", "snapshot" or None (not a session ref) for the ref being pushed."""
     for ref in (update.remote_ref, update.local_ref):
-        if ref.startswith(f"refs/heads/{prefix}"):
+        if ref.startswith(branches_prefix(prefix)):
             return "branch"
-        if ref.startswith(f"refs/{prefix}snapshots/"):
+        if ref.startswith(snapshots_prefix(prefix)):
             return "snapshot"
     return None
 
 
 def new_commits(update: Pushed, remote: str) -> list[str]:
-    exclude = [f"--remotes={remote}"] if remote else []
-    if not is_null(update.remote_sha) and _exists(update.remote_sha):
-        exclude.append(update.remote_sha)
-    commits: list[str] = git("rev-list", update.local_sha, "--not", *exclude).split()
-    return commits
-
-
-def _exists(sha: str) -> bool:
-    return bool(git("rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}", check=False).strip())
-
-
-def changed_blobs(commits: list[str]) -> dict[str, str]:
-    """blob -> a path it was at, for the files these commits add or change against each
-    parent (a root commit: all its files)."""
-    if not commits:
-        return {}
-    args = ["diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames", "--no-commit-id", "-z"]
-    fields = git(*args, input="\n".join(commits) + "\n").split("\0")
-    blobs: dict[str, str] = {}
-    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-        parts = meta.split()
-        if len(parts) == 5 and parts[4] != "D" and parts[1] != "160000":  # no submodules
-            blobs.setdefault(parts[3], path)
-    return blobs
-
-
-def read_blobs(blobs: list[str]) -> Iterator[tuple[str, bytes]]:
-    out = git_bytes("cat-file", "--batch", input="".join(f"{b}\n" for b in blobs).encode())
-    at = 0
-    for blob in blobs:
-        header_end = out.index(b"\n", at)
-        size = int(out[at:header_end].split()[2])
-        yield blob, out[header_end + 1 : header_end + 1 + size]
-        at = header_end + 1 + size + 1
+    """The commits of a pushed session branch that the remote does not have yet."""
+    known = []
+    if not is_null_id(update.remote_sha) and commit_id(update.remote_sha):
+        known.append(update.remote_sha)
+    return commits_not_in(update.local_sha, remote, known)
 
 
 def scan(ref: str, blobs: dict[str, str]) -> list[Secret]:
@@ -115,7 +93,7 @@ def check(updates: list[Pushed], remote: str, prefix: str) -> list[Secret]:
     secrets: list[Secret] = []
     for update in updates:
         kind = kind_of(update, prefix)
-        if kind is None or is_null(update.local_sha) or update.local_sha == update.remote_sha:
+        if kind is None or is_null_id(update.local_sha) or update.local_sha == update.remote_sha:
             continue  # not a session ref, a deletion, or nothing new
         commits = new_commits(update, remote) if kind == "branch" else [update.local_sha]
         secrets.extend(scan(update.local_ref, changed_blobs(commits)))

@@ -15,11 +15,19 @@ is a warning, never a failed commit.
 import sys
 from dataclasses import dataclass
 
-from git_teddy.hooks._git import git, is_object_id, ref_prefix
+from git_teddy.gitstore.changes import (
+    add_trailers,
+    commit_id,
+    history_trailers,
+    object_ids,
+    staged_blobs,
+)
+from git_teddy.gitstore.plumbing import list_refs
+from git_teddy.hooks import ref_prefix
+from git_teddy.session.refnames import is_session_branch, session_ref_patterns
 
 SKIPPED_SOURCES = {"merge", "squash"}  # git wrote the message from other commits
 TRAILER_KEYS = ("Teddy-Session", "Teddy-Turn", "Teddy-Snapshot")
-FIELD, RECORD = "\x1f", "\x1e"
 
 
 @dataclass(frozen=True)
@@ -30,73 +38,29 @@ class Turn:
     time: int
 
 
-def _commit(rev: str) -> str:
-    return str(git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False).strip())
-
-
 def base_commit(source: str, sha: str) -> str:
     """What the commit's changes are counted against: HEAD, or HEAD's parent when HEAD is
     being amended (source `commit` with HEAD's id; `-c HEAD` looks the same and is counted
     so too). Empty for a first commit."""
-    head = _commit("HEAD")
-    if source == "commit" and sha and head and _commit(sha) == head:
-        return _commit("HEAD^")
+    head = commit_id("HEAD")
+    if source == "commit" and sha and head and commit_id(sha) == head:
+        return commit_id("HEAD^")
     return head
 
 
-def staged_blobs(base: str) -> dict[str, str]:
-    """path -> staged blob, for paths whose staged content differs from `base`'s."""
-    if not base:  # the first commit: everything staged is new
-        entries = git("ls-files", "--stage", "-z").split("\0")
-        return {e.split("\t", 1)[1]: e.split()[1] for e in entries if "\t" in e}
-    fields = git("diff-index", "--cached", "--no-renames", "-z", base).split("\0")
-    blobs: dict[str, str] = {}
-    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-        parts = meta.split()
-        if len(parts) == 5 and parts[4] != "D":
-            blobs[path] = parts[3]
-    return blobs
-
-
-def is_session_branch(ref: str, prefix: str) -> bool:
-    """`refs/heads/<prefix>...`, or a fetched one: `refs/remotes/<remote>/<prefix>...`."""
-    if ref.startswith(f"refs/heads/{prefix}"):
-        return True
-    parts = ref.split("/", 3)
-    return len(parts) == 4 and parts[1] == "remotes" and parts[3].startswith(prefix)
-
-
 def session_tips(prefix: str) -> list[str]:
-    refs = git("for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/", "refs/remotes/")
-    tips = []
-    for line in refs.splitlines():
-        sha, _, ref = line.partition(" ")
-        if is_session_branch(ref, prefix):
-            tips.append(sha)
-    return tips
+    refs = list_refs(None, *session_ref_patterns(prefix))
+    return [sha for ref, sha in refs.items() if is_session_branch(ref, prefix)]
 
 
 def executed_turns(tips: list[str]) -> list[Turn]:
     """Every turn with a result snapshot, newest first."""
-    if not tips:
-        return []
-    fmt = f"%ct{FIELD}%(trailers:only,unfold,separator=%x1f){RECORD}"
-    out = git("log", "--first-parent", "--stdin", f"--format={fmt}", input="\n".join(tips) + "\n")
     turns: dict[str, Turn] = {}
-    for record in out.split(RECORD):
-        time, *trailers = record.strip().split(FIELD)
-        values = dict(_trailer(t) for t in trailers)
-        if all(values.get(k) for k in TRAILER_KEYS) and time.isdigit():
+    for time, values in history_trailers(tips):
+        if all(values.get(k) for k in TRAILER_KEYS):
             snapshot = values["Teddy-Snapshot"]
-            turns[snapshot] = Turn(
-                values["Teddy-Session"], values["Teddy-Turn"], snapshot, int(time)
-            )
+            turns[snapshot] = Turn(values["Teddy-Session"], values["Teddy-Turn"], snapshot, time)
     return sorted(turns.values(), key=lambda t: (t.time, t.turn), reverse=True)
-
-
-def _trailer(text: str) -> tuple[str, str]:
-    key, _, value = text.partition(":")
-    return key.strip(), value.strip()
 
 
 def applied_turn(staged: dict[str, str], turns: list[Turn]) -> Turn | None:
@@ -105,8 +69,7 @@ def applied_turn(staged: dict[str, str], turns: list[Turn]) -> Turn | None:
     if not paths or not turns:
         return None
     queries = [f"{t.snapshot}{rev}:{p}" for t in turns for p in paths for rev in ("", "^")]
-    answers = git("cat-file", "--batch-check=%(objectname)", input="\n".join(queries) + "\n")
-    found = [a if is_object_id(a) else None for a in answers.splitlines()]
+    found = object_ids(queries)
     pairs = iter(zip(found[0::2], found[1::2], strict=True))
     for turn in turns:
         for path in paths:
@@ -116,20 +79,6 @@ def applied_turn(staged: dict[str, str], turns: list[Turn]) -> Turn | None:
     return None
 
 
-def add_trailers(message_file: str, turn: Turn) -> None:
-    git(
-        "interpret-trailers",
-        "--in-place",
-        "--if-exists",
-        "addIfDifferent",
-        "--trailer",
-        f"Teddy-Session: {turn.session}",
-        "--trailer",
-        f"Teddy-Turn: {turn.turn}",
-        message_file,
-    )
-
-
 def run(args: list[str]) -> None:
     message_file, source, sha = (*args, "", "")[:3]
     if source in SKIPPED_SOURCES:
@@ -137,7 +86,7 @@ def run(args: list[str]) -> None:
     staged = staged_blobs(base_commit(source, sha))
     turn = applied_turn(staged, executed_turns(session_tips(ref_prefix())))
     if turn is not None:
-        add_trailers(message_file, turn)
+        add_trailers(message_file, [("Teddy-Session", turn.session), ("Teddy-Turn", turn.turn)])
 
 
 def main(args: list[str]) -> int:

@@ -1,17 +1,15 @@
 """Reading sessions from git (I/O), only for the sessions that changed. dulwich, yaml and the
 session log's pydantic models are imported here, and only when a session has to be read."""
 
-import contextlib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts.folder import SESSION_LOG
 from git_teddy.artifacts.names import is_turn_name
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore import refs_fast
+from git_teddy.gitstore.layout import Layout
+from git_teddy.gitstore.plumbing import Location
 from git_teddy.index.build import BranchLog, SessionFacts
-from git_teddy.index.stale import current_branch
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.sessionlog.model import Phase
@@ -19,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def read_facts(
-    location: refs_fast.Location,
+    location: Location,
     sessions: Mapping[str, Mapping[str, str]],
     currents: Mapping[str, str],
 ) -> dict[str, SessionFacts]:
@@ -27,7 +25,7 @@ def read_facts(
         return {}
     from git_teddy.gitstore.repo import GitRepo
 
-    repo = GitRepo.discover(location.cwd)
+    repo = GitRepo(location)  # already located: no second `git rev-parse`
     return {s: read_session(repo, s, tips, currents[s]) for s, tips in sessions.items()}
 
 
@@ -83,16 +81,7 @@ def parse_log_leniently(text: str) -> tuple[dict[str, Any], list["Phase"]]:
 
 
 def read_current_branches(
-    derived: Path, sessions: Mapping[str, Mapping[str, str]]
+    layout: Layout, sessions: Mapping[str, Mapping[str, str]]
 ) -> dict[str, str]:
-    """Each session's current branch. SessionStore keeps the choice in
-    `<derived>/sessions/<id>/branch`; only sessions with several branches have a choice, so
-    only their files are read."""
-    currents = {}
-    for session, branches in sessions.items():
-        marker = None
-        if len(branches) > 1:
-            with contextlib.suppress(OSError):
-                marker = (derived / "sessions" / session / "branch").read_text().strip()
-        currents[session] = current_branch(branches, marker)
-    return currents
+    """Each session's current branch, as the session store decides it."""
+    return {session: layout.current_branch(session, tips) for session, tips in sessions.items()}

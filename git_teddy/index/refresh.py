@@ -5,12 +5,14 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from git_teddy.gitstore import refs_fast
+from git_teddy.gitstore import plumbing
+from git_teddy.gitstore.layout import Layout
 from git_teddy.index.build import updated
 from git_teddy.index.read import read_current_branches, read_facts
 from git_teddy.index.rows import SessionIndex
-from git_teddy.index.stale import group_session_refs, stale_sessions
-from git_teddy.index.toonfile import INDEX_FILE, load, save
+from git_teddy.index.stale import stale_sessions
+from git_teddy.index.toonfile import load, save
+from git_teddy.session.refnames import group_session_refs, session_ref_patterns
 from git_teddy.settings import Settings
 
 
@@ -32,18 +34,18 @@ def agents_readable(index: SessionIndex) -> bool:
 def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = False) -> Refreshed:
     """The index, brought up to date with the refs (or rebuilt from them). `need_agents`:
     the caller reads the agents table, so it is decoded here (and rebuilt if broken)."""
-    location = refs_fast.locate(cwd)
-    settings = Settings.from_env(refs_fast.read_config(location, "teddy"))
+    location = plumbing.locate(cwd)
+    settings = Settings.from_env(plumbing.read_config(location.cwd, "teddy"))
     settings.check()  # as open_workspace does: a bad value stops every command alike
     prefix = settings.ref_prefix
-    refs = refs_fast.list_refs(location, f"refs/heads/{prefix.rstrip('/')}", "refs/remotes")
+    refs = plumbing.list_refs(location.cwd, *session_ref_patterns(prefix))
     sessions = group_session_refs(refs, prefix)
-    derived = location.common_dir / "teddy"
-    path = derived / INDEX_FILE
+    layout = Layout(location.common_dir)
+    path = layout.index_file
     index = load(path, prefix)
     if rebuild or (need_agents and not agents_readable(index)):
         index = SessionIndex(prefix, index.generation)
-    currents = read_current_branches(derived, sessions)
+    currents = read_current_branches(layout, sessions)
     changed, vanished = stale_sessions(index, sessions, currents)
     if (changed or vanished) and not agents_readable(index):
         index = SessionIndex(prefix, index.generation)  # an update rewrites every share

@@ -1,4 +1,4 @@
-"""The index file, `<git-common-dir>/teddy/index.toon`: decoded from and encoded to TOON,
+"""The index file (`index.toon` in the derived-state folder): decoded from and encoded to TOON,
 loaded (an unreadable file reads as an empty index) and saved atomically."""
 
 import contextlib
@@ -11,7 +11,6 @@ from git_teddy.index.rows import AgentRow, SessionIndex, SessionRow
 from git_teddy.index.toontable import UnreadableIndex, read_rows, unquote
 
 FORMAT = "teddy-index/1"
-INDEX_FILE = "index.toon"
 _TABLE = re.compile(r"(?P<key>[a-z]+)(?:\[(?P<count>\d+)\]\{(?P<fields>[a-z_,]+)\}:|: \[\])")
 _TABLES: dict[str, Any] = {"sessions": SessionRow, "agents": AgentRow}
 

@@ -2,9 +2,10 @@
 
 Assembling a context needs click, the session store (pydantic) and dulwich, whose imports
 alone cost several times what a warm answer should. So `git teddy context` first looks for
-its answer here, with a few git commands and a lean part of the standard library (no
-dataclasses, typing or hashlib either); any miss, doubt or error runs the full command
-instead, which may then store its answer.
+its answer here, with a few git commands (gitstore's standard-library modules: the same
+runner, discovery, settings reading and derived-state layout as the full command) and a
+lean part of the standard library (no dataclasses or hashlib either); any miss, doubt or
+error runs the full command instead, which may then store its answer.
 
 An answer is stored under a key made of everything it depends on: the tree of the user's
 working tree (as a snapshot would record it), the session branches (local and fetched),
@@ -20,21 +21,20 @@ a checksum: a damaged entry is a miss.
 import functools
 import json
 import os
-import subprocess
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
 from git_teddy import __version__
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore.worktree_tree import INDEX_PATH_ARGS, worktree_tree
+from git_teddy.gitstore import plumbing
+from git_teddy.gitstore.layout import Layout
+from git_teddy.gitstore.worktree_tree import worktree_tree
+from git_teddy.session.refnames import is_session_branch, session_ref_patterns
 from git_teddy.settings import Settings
 
-FORMAT = 1  # bump when an entry's layout or meaning changes
-CACHE_DIR = "context-cache"  # in the derived-state folder
+FORMAT = 2  # bump when an entry's layout or meaning changes
 MAX_ENTRIES = 16  # the newest are kept: recent states of the working tree
-# git_teddy.planning.tokens.CACHE_FILE, not imported: it is slow to import
-TOKENS_FILE = "tokens.json"
 OUTPUTS = ("json", "text")
 
 
@@ -45,46 +45,25 @@ class Miss(Exception):
 # ---- what an answer depends on -----------------------------------------------------------------
 
 
-def _git(
-    cwd: Path, args: list[str], extra_env: Mapping[str, str] | None = None, quiet: bool = False
-) -> str:
-    """git's stdout, run as git_teddy.gitstore runs it; a failure is a miss, and so is any
-    warning when `quiet` (for-each-ref warns of the broken refs it leaves out)."""
-    env = {**os.environ, **(extra_env or {})}
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
-    if proc.returncode != 0 or (quiet and proc.stderr):
-        raise Miss(f"git {args[0]}: {proc.stderr.strip()}")
-    return proc.stdout
-
-
 class Place:
-    """Where a repository keeps what an answer is made from."""
+    """Where a repository keeps what an answer is made from. A git failure (not a
+    repository...) is a TeddyError: no answer, the full command decides what to say."""
 
     def __init__(self, cwd: Path) -> None:
-        args = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
-        _git_dir, common, _top, index = _git(cwd, [*args, *INDEX_PATH_ARGS[1:]]).splitlines()
-        self.cwd = cwd
-        self.derived = (cwd / common).resolve() / "teddy"  # GitRepo.derived_dir()
-        self.index = Path(index)  # the user's index, which seeds the snapshot's temporary one
+        self.location = plumbing.locate(cwd)
+        self.layout = Layout(self.location.common_dir)
 
     def tree(self) -> str:
         """The tree a snapshot of the working tree would record now."""
-        return worktree_tree(
-            lambda args, env: _git(self.cwd, args, env), self.index, self.derived / "tmp"
-        )
-
-    def marker(self, session: str) -> str | None:
-        """The session's current-branch marker (SessionStore.current_branch reads it)."""
-        try:
-            return (self.derived / "sessions" / session / "branch").read_text("utf-8", "replace")
-        except FileNotFoundError:
-            return None
+        where = self.location
+        return worktree_tree(where.cwd, where.index_file, self.layout.scratch)
 
     def markers(self) -> dict[str, str]:
-        folder = self.derived / "sessions"
+        """Every session's current-branch marker, as written."""
+        folder = self.layout.sessions
         found = {}
         for session in sorted(os.listdir(folder)) if folder.is_dir() else []:
-            marker = self.marker(session)
+            marker = self.layout.read_marker(session)
             if marker is not None:
                 found[session] = marker
         return found
@@ -95,23 +74,12 @@ class State:
 
     def __init__(self, place: Place) -> None:
         try:
-            stat = (place.derived / TOKENS_FILE).stat()
+            stat = place.layout.tokens_file.stat()
         except FileNotFoundError:
             # Stored answers all came from a token cache: without one, none can be valid.
             raise Miss("no token-count cache") from None
-        proc = subprocess.run(
-            ["git", "config", "--get-regexp", r"^teddy\."],
-            cwd=place.cwd,
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode not in (0, 1) or proc.stderr:  # 1: no teddy.* setting at all
-            raise Miss("git config failed")
-        values: dict[str, list[str]] = {}
-        for line in proc.stdout.splitlines():  # as GitRepo.config reads them
-            name, _, value = line.partition(" ")
-            values.setdefault(name.lower(), []).append(value)
-        settings = Settings.from_env(values)
+        self.config = plumbing.read_config(place.location.cwd, "teddy")
+        settings = Settings.from_env(self.config)
         try:
             settings.check()
         except TeddyError:
@@ -119,9 +87,8 @@ class State:
         prefix = settings.ref_prefix
         # Which token-count cache file: it is replaced, never rewritten in place.
         self.tokens = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns]
-        self.config = proc.stdout
         self.environ = _environ_digest()
-        self.refs = _session_refs(place.cwd, prefix)
+        self.refs = _session_refs(place.location.cwd, prefix)
 
     def parts(self) -> list[object]:
         return [self.tokens, self.config, self.environ, self.refs]
@@ -141,25 +108,18 @@ def _environ_digest() -> str:
     return hashlib.sha256(json.dumps(found).encode()).hexdigest()
 
 
-def _session_refs(cwd: Path, prefix: str) -> str:
-    """`<sha> <ref>` lines of the refs SessionStore finds sessions in: `refs/heads/<prefix>...`
-    and `refs/remotes/<remote>/<prefix>...` (other remote branches do not matter)."""
-    listing = ["for-each-ref", "--format=%(objectname) %(refname)"]
-    out = _git(cwd, [*listing, f"refs/heads/{prefix}", "refs/remotes/"], quiet=True)
-    kept = []
-    for line in out.splitlines():
-        ref = line.partition(" ")[2]
-        remote_ref = ref.removeprefix("refs/remotes/")  # <remote>/<prefix>...
-        if remote_ref == ref or remote_ref.partition("/")[2].startswith(prefix):
-            kept.append(f"{line}\n")
-    return "".join(kept)
+def _session_refs(cwd: Path, prefix: str) -> dict[str, str]:
+    """The session branches, local and fetched, with their tips (other remote branches do
+    not matter). A broken ref git leaves out is a miss: the full command may see it."""
+    refs = plumbing.list_refs(cwd, *session_ref_patterns(prefix), strict=True)
+    return {ref: sha for ref, sha in refs.items() if is_session_branch(ref, prefix)}
 
 
 @functools.cache
 def _code_stamp() -> str:
     """Which git-teddy computed an answer: its version and its source files (size, mtime),
     so an edited or reinstalled copy never serves another copy's answers."""
-    root = Path(__file__).parent
+    root = Path(__file__).parent.parent  # all of git_teddy, not just this package
     listing = []
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
@@ -176,7 +136,7 @@ def cache_key(state: State, tree: str, session_spec: str | None, depth: int) -> 
 
 def _entry_path(place: Place, tree: str, key: str) -> Path:
     """One file per key; the key itself is inside and compared in full."""
-    return place.derived / CACHE_DIR / f"{tree}-{zlib.crc32(key.encode()):08x}.json"
+    return place.layout.context_cache / f"{tree}-{zlib.crc32(key.encode()):08x}.json"
 
 
 def _checksum(fields: list[object]) -> int:
@@ -222,7 +182,7 @@ class Answer:
 def lookup(cwd: Path, session_spec: str | None, depth: int, output: str) -> str:
     """The stored output for the repository at `cwd` as it is now, or Miss."""
     place = Place(cwd)
-    if not (place.derived / CACHE_DIR).is_dir():
+    if not place.layout.context_cache.is_dir():
         raise Miss("nothing stored yet")
     state = State(place)
     tree = place.tree()
@@ -239,7 +199,7 @@ def lookup(cwd: Path, session_spec: str | None, depth: int, output: str) -> str:
         raise Miss("a damaged entry, or another key's")
     if not isinstance(session, str) or "/" in session or session.startswith("."):
         raise Miss("a damaged entry")
-    if place.marker(session) != entry["marker"]:
+    if place.layout.read_marker(session) != entry["marker"]:
         raise Miss("the session's current branch changed")
     return text
 
@@ -289,7 +249,7 @@ class Watch:
         """None when no answer could be stored (no token cache yet, not a repository...)."""
         try:
             return cls(cwd)
-        except (Miss, OSError, ValueError):
+        except (Miss, TeddyError, OSError, ValueError):
             return None
 
     def remember(self, tree: str, session_spec: str | None, depth: int, answer: Answer) -> bool:
@@ -303,7 +263,7 @@ class Watch:
         try:
             if State(self.place) != self.state or self.place.markers() != self.markers:
                 return False
-        except (Miss, OSError, ValueError):
+        except (Miss, TeddyError, OSError, ValueError):
             return False
         key = cache_key(self.state, tree, session_spec, depth)
         session, marker = answer.session, self.markers.get(answer.session)

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-CACHE_FILE = "tokens.json"
 CACHE_VERSION = 1
 MAX_ENTRIES = 200_000  # per encoding; the oldest entries go first
 LOAD_TIMEOUT = 5.0  # seconds: tiktoken's download has no timeout of its own
@@ -107,7 +106,7 @@ def _offline_encoding() -> Any:
 
 class TokenCounter:
     """Counts tokens of texts; counts of texts with a key (a git blob id) are cached on disk
-    in one compact JSON file under `cache_dir`, loaded once and written by `save()`."""
+    in one compact JSON file, `cache_file`, loaded once and written by `save()`."""
 
     # Whether any counter of this process needed a tokenizer. While it is False, every count
     # and label handed out came from cache files alone (git teddy context's answer cache
@@ -117,12 +116,12 @@ class TokenCounter:
     def __init__(
         self,
         encoding: str = "o200k_base",
-        cache_dir: Path | None = None,
+        cache_file: Path | None = None,
         load_timeout: float = LOAD_TIMEOUT,
     ) -> None:
         self.requested = encoding
         self.load_timeout = load_timeout
-        self.cache_path = cache_dir / CACHE_FILE if cache_dir else None
+        self.cache_path = cache_file
         self._tokenizer: _Tokenizer | None = None
         self._data: dict[str, Any] | None = None
         self._new: dict[str, dict[str, int]] = {}  # counts added by this process
@@ -177,7 +176,7 @@ class TokenCounter:
                 data["hung"].pop(self.requested, None)
         try:
             self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=CACHE_FILE, dir=self.cache_path.parent)
+            fd, tmp = tempfile.mkstemp(prefix=self.cache_path.name, dir=self.cache_path.parent)
             with os.fdopen(fd, "w") as handle:
                 json.dump(data, handle, separators=(",", ":"))
             os.replace(tmp, self.cache_path)

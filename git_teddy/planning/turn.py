@@ -186,7 +186,7 @@ def _previous_layer(
 
 def token_counter(ws: Workspace) -> TokenCounter:
     """Counts with `teddy.tokenizer`, cached by blob id in the derived-state folder."""
-    return TokenCounter(ws.settings.text(TOKENIZER), ws.repo.derived_dir())
+    return TokenCounter(ws.settings.text(TOKENIZER), ws.repo.layout.tokens_file)
 
 
 def gather_inputs(
@@ -287,7 +287,7 @@ def _ask_pipeline(
         return ws.repo.read_file(tree, path)
 
     pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
-    providers = providers_from_settings(ws.settings, ws.repo.derived_dir(), ui=ui)
+    providers = providers_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
     run = run_pipeline(
         pipeline, message, payload, lambda step: step_system(step, read), providers, ui, retries
     )
@@ -356,13 +356,13 @@ def plan_turn(
         provider: Provider = (
             FileReply(reply_file_text)
             if reply_file_text is not None
-            else provider_from_settings(ws.settings, ws.repo.derived_dir(), ui=ui)
+            else provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
         )
         plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui)
         asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
     if plan is None:
-        failed_plans = ws.repo.derived_dir() / "failed-plans" / session
+        failed_plans = ws.repo.layout.failed_plans(session)
         kept = keep_failed(failed_plans, store.next_turn(session, branch), attempts)
         raise TeddyError(
             f"the plan is not valid after {len(attempts)} attempt(s):\n"

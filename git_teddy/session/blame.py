@@ -13,7 +13,8 @@ from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
-from git_teddy.gitstore.repo import run_git
+from git_teddy.gitstore.repo import BlamedLine, LineOutOfRange
+from git_teddy.gitstore.runner import GitFailed
 from git_teddy.session.workspace import Workspace
 
 UNCOMMITTED = "0" * 40
@@ -38,26 +39,8 @@ def _turn_snapshots(ws: Workspace) -> dict[str, tuple[str, int]]:
     return found
 
 
-def _parse_porcelain(out: str) -> list[tuple[int, str, str, str]]:
-    """(final line number, commit, summary, text) from `git blame --porcelain`."""
-    rows: list[tuple[int, str, str, str]] = []
-    summaries: dict[str, str] = {}
-    commit, number = "", 0
-    for line in out.splitlines():
-        if line.startswith("\t"):
-            rows.append((number, commit, summaries.get(commit, ""), line[1:]))
-        elif line.startswith("summary "):
-            summaries[commit] = line.removeprefix("summary ")
-        else:
-            parts = line.split(" ")
-            if len(parts) >= 3 and len(parts[0]) == 40 and parts[1].isdigit():
-                commit, number = parts[0], int(parts[2])
-    return rows
-
-
-def _origin(
-    ws: Workspace, commit: str, summary: str, turns: dict[str, tuple[str, int]], mine: str
-) -> str:
+def _origin(ws: Workspace, row: BlamedLine, turns: dict[str, tuple[str, int]], mine: str) -> str:
+    commit, summary = row.commit, row.summary
     if commit in (UNCOMMITTED, mine) and commit not in turns:
         return "not committed (your edit)"
     if commit in turns:
@@ -86,13 +69,13 @@ def blame(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     # The working tree as a commit on top of that snapshot: lines it alone brings are the
     # user's own, not yet in any turn or commit. (git 2.39 can't blame --contents at a rev.)
     mine = snapshot_worktree(ws.repo, "teddy: blame of the working tree", rev)
-    args = ["blame", "--porcelain"] + (["-L", f"{line},{line}"] if line is not None else [])
-    proc = run_git([*args, mine, "--", rel], ws.repo.cwd, check=False)
-    if proc.returncode != 0:
-        if line is not None and "has only" in proc.stderr:
-            raise TeddyError(f"{rel} has no line {line}", "give a line number inside the file")
-        raise TeddyError(f"git blame failed: {proc.stderr.strip()}", "check the file name")
+    try:
+        blamed = ws.repo.blame(mine, rel, line)
+    except LineOutOfRange:
+        hint = "give a line number inside the file"
+        raise TeddyError(f"{rel} has no line {line}", hint) from None
+    except GitFailed as failed:
+        raise TeddyError(failed.message, "check the file name") from None
     return [
-        BlameLine(number, text, commit, _origin(ws, commit, summary, turns, mine))
-        for number, commit, summary, text in _parse_porcelain(proc.stdout)
+        BlameLine(row.number, row.text, row.commit, _origin(ws, row, turns, mine)) for row in blamed
     ]

@@ -70,9 +70,9 @@ def _resolve_target(
 
 def _placed_log(ws: Workspace, session: str) -> Path:
     """Snapshots restore put in the working tree (local state, never pushed)."""
-    folder = ws.repo.derived_dir() / "sessions" / session
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / "placed"
+    path = ws.repo.layout.placed_log(session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _hand_edited(ws: Workspace, session: str, saved: str) -> bool:

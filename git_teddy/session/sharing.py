@@ -4,7 +4,13 @@ nothing else, and only when asked."""
 from dataclasses import dataclass
 
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore.repo import run_git
+from git_teddy.session.refnames import (
+    branch_ref,
+    branches_prefix,
+    fetched_prefix,
+    snapshot_ref,
+    snapshots_prefix,
+)
 from git_teddy.session.workspace import Workspace
 from git_teddy.settings import REMOTE
 
@@ -18,7 +24,7 @@ class Transfer:
 
 def _remote(ws: Workspace, remote: str | None) -> str:
     name = remote or ws.settings.text(REMOTE)
-    if name not in ws.repo.git("remote").split():
+    if name not in ws.repo.remote_names():
         raise TeddyError(
             f"no remote named {name!r}",
             "add one with `git remote add <name> <url>`, or name it: `git teddy push <remote>`",
@@ -35,11 +41,11 @@ def push(ws: Workspace, remote: str | None, sessions: list[str]) -> Transfer:
         raise TeddyError("there are no local sessions to push", "start one with `git teddy new`")
     refspecs = []
     for session in chosen:
-        refspecs.append(f"refs/heads/{prefix}{session}/*:refs/heads/{prefix}{session}/*")
-        refspecs.append(f"refs/{prefix}snapshots/{session}/*:refs/{prefix}snapshots/{session}/*")
-    proc = run_git(["push", "--porcelain", name, *refspecs], ws.repo.cwd, check=False)
-    output = proc.stdout + proc.stderr
-    if proc.returncode != 0:
+        for ref in (branch_ref(prefix, session, "*"), snapshot_ref(prefix, session, "*")):
+            refspecs.append(f"{ref}:{ref}")
+    pushed = ws.repo.push_refs(name, refspecs)
+    output = pushed.stdout + pushed.stderr
+    if not pushed.ok:
         if "[rejected]" in output or "non-fast-forward" in output or "fetch first" in output:
             raise TeddyError(
                 f"{name} has turns of these sessions that you do not have; nothing was overwritten",
@@ -60,14 +66,14 @@ def fetch(ws: Workspace, remote: str | None) -> Transfer:
     name = _remote(ws, remote)
     before = set(ws.store.session_ids())
     refspecs = [
-        f"+refs/heads/{prefix}*:refs/remotes/{name}/{prefix}*",
-        f"refs/{prefix}snapshots/*:refs/{prefix}snapshots/*",
+        f"+{branches_prefix(prefix)}*:{fetched_prefix(name, prefix)}*",
+        f"{snapshots_prefix(prefix)}*:{snapshots_prefix(prefix)}*",
     ]
-    proc = run_git(["fetch", "--no-tags", name, *refspecs], ws.repo.cwd, check=False)
-    if proc.returncode != 0:
+    fetched = ws.repo.fetch_refs(name, refspecs)
+    if not fetched.ok:
         raise TeddyError(
-            f"git fetch from {name} failed:\n{proc.stderr.strip()}",
+            f"git fetch from {name} failed:\n{fetched.stderr.strip()}",
             "check the remote's URL and your access to it",
         )
     sessions = sorted(set(ws.store.session_ids()) - before)
-    return Transfer(name, sessions, proc.stdout + proc.stderr)
+    return Transfer(name, sessions, fetched.stdout + fetched.stderr)

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts import frontmatter
@@ -38,6 +37,14 @@ from git_teddy.session.models import (
     TurnCommit,
     iso_time,
     turn_commit_from_message,
+)
+from git_teddy.session.refnames import (
+    REMOTES,
+    branch_ref,
+    branches_prefix,
+    group_session_refs,
+    snapshot_ref,
+    snapshots_prefix,
 )
 
 if TYPE_CHECKING:
@@ -68,32 +75,22 @@ class SessionStore:
     # ---- refs ------------------------------------------------------------------------------
 
     def branch_ref(self, session: str, branch: str) -> str:
-        return f"refs/heads/{self.prefix}{session}/{branch}"
+        return branch_ref(self.prefix, session, branch)
 
     def snapshot_ref(self, session: str, sha: str) -> str:
-        return f"refs/{self.prefix}snapshots/{session}/{sha}"
+        return snapshot_ref(self.prefix, session, sha)
 
     def _all_branches(self) -> dict[str, dict[str, str]]:
-        """session id -> branch name -> tip commit. Sessions fetched from a remote
-        (`refs/remotes/<remote>/<prefix>...`) count too; a local branch wins over them."""
-        sessions: dict[str, dict[str, str]] = {}
-        for name, sha in sorted(self.repo.list_refs("refs/remotes/").items(), reverse=True):
-            _remote, _, rest = name.removeprefix("refs/remotes/").partition("/")
-            if rest.startswith(self.prefix):
-                self._add_branch(sessions, rest.removeprefix(self.prefix), sha)
-        for name, sha in self.repo.list_refs(f"refs/heads/{self.prefix}").items():
-            self._add_branch(sessions, name.removeprefix(f"refs/heads/{self.prefix}"), sha)
-        return sessions
+        """session id -> branch name -> tip commit, local and fetched (session.refnames)."""
+        refs = {**self.repo.list_refs(REMOTES), **self._local_refs()}
+        return group_session_refs(refs, self.prefix)
 
-    @staticmethod
-    def _add_branch(sessions: dict[str, dict[str, str]], path: str, sha: str) -> None:
-        session, _, branch = path.partition("/")
-        if branch and "/" not in branch:
-            sessions.setdefault(session, {})[branch] = sha
+    def _local_refs(self) -> dict[str, str]:
+        return self.repo.list_refs(branches_prefix(self.prefix))
 
     def local_session_ids(self) -> list[str]:
-        base = f"refs/heads/{self.prefix}"
-        return sorted({n.removeprefix(base).split("/")[0] for n in self.repo.list_refs(base)})
+        base = branches_prefix(self.prefix)
+        return sorted({n.removeprefix(base).split("/")[0] for n in self._local_refs()})
 
     def session_ids(self) -> list[str]:
         return sorted(self._all_branches())
@@ -105,7 +102,8 @@ class SessionStore:
         return branches
 
     def snapshots(self, session: str) -> list[str]:
-        return sorted(self.repo.list_refs(f"refs/{self.prefix}snapshots/{session}/").values())
+        refs = self.repo.list_refs(f"{snapshots_prefix(self.prefix)}{session}/")
+        return sorted(refs.values())
 
     # ---- sessions --------------------------------------------------------------------------
 
@@ -381,19 +379,12 @@ class SessionStore:
         return name
 
     def set_current_branch(self, session: str, branch: str) -> None:
-        self._branch_marker(session).write_text(branch + "\n")
-
-    def _branch_marker(self, session: str) -> Path:
-        folder = self.repo.derived_dir() / "sessions" / session
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder / "branch"
+        self.repo.layout.write_marker(session, branch)
 
     def current_branch(self, session: str) -> str:
-        """The conversation branch new turns go on: the last one made here, else main.
-        (Local state, like HEAD: kept in the derived-state folder, never pushed.)"""
-        marker = self._branch_marker(session)
-        name = marker.read_text().strip() if marker.exists() else MAIN_BRANCH
-        return name if name in self.branches(session) else MAIN_BRANCH
+        """The conversation branch new turns go on: the last one made here, else main
+        (Layout.current_branch decides, for the session index too)."""
+        return self.repo.layout.current_branch(session, self.branches(session))
 
     # ---- snapshots -------------------------------------------------------------------------
 

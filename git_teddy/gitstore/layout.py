@@ -1,0 +1,109 @@
+"""The derived-state folder, `$(git rev-parse --git-common-dir)/teddy/`: every path in it,
+named once for the slow paths and the fast ones alike. What is here is local and never
+pushed; it is shared by all worktrees of the repository, and each part can be rebuilt or
+remade (caches, scratch space) or is a local choice like HEAD (a session's current branch).
+
+    teddy/
+      tokens.json              token counts by blob id (git_teddy.planning.tokens)
+      context-cache/           whole answers of `git teddy context` (planning.context_cache)
+      index.toon               the session index behind `list` and `stats` (git_teddy.index)
+      tmp/                     temporary indexes of working-tree snapshots
+      worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
+      hooks/                   the post-commit hook of scratch worktrees
+      sessions/<id>/branch     the conversation branch the session continues on
+      sessions/<id>/placed     snapshots `restore` put in the working tree
+      failed-plans/<id>/       unusable model replies, kept for the user to fix
+      codify/                  unusable `codify --refine` replies
+      manual/, replay/         the model providers' own state (git_teddy.llm.factory names
+                               them; it is given the root)
+
+Standard library only (and the name of the main branch), for the fast paths. Nothing here
+creates a folder: whoever writes a file makes its parents.
+"""
+
+from collections.abc import Collection
+from pathlib import Path
+
+from git_teddy.artifacts.names import MAIN_BRANCH
+
+DERIVED_DIR = "teddy"
+
+
+class Layout:
+    """The derived-state paths of the repository whose common dir is `common_dir`."""
+
+    def __init__(self, common_dir: Path) -> None:
+        self.root = common_dir / DERIVED_DIR
+
+    # ---- caches (rebuilt at will) ---------------------------------------------------------
+
+    @property
+    def tokens_file(self) -> Path:
+        return self.root / "tokens.json"
+
+    @property
+    def context_cache(self) -> Path:
+        return self.root / "context-cache"
+
+    @property
+    def index_file(self) -> Path:
+        return self.root / "index.toon"
+
+    # ---- scratch space ---------------------------------------------------------------------
+
+    @property
+    def scratch(self) -> Path:
+        return self.root / "tmp"
+
+    def worktree(self, slot: int) -> tuple[Path, Path]:
+        """Scratch worktree number `slot` of the pool, and its lock file."""
+        pool = self.root / "worktrees"
+        return pool / f"wt-{slot}", pool / f"wt-{slot}.lock"
+
+    @property
+    def runtime_hooks(self) -> Path:
+        return self.root / "hooks"
+
+    # ---- kept for the user -----------------------------------------------------------------
+
+    def failed_plans(self, session: str) -> Path:
+        return self.root / "failed-plans" / session
+
+    @property
+    def codify_replies(self) -> Path:
+        return self.root / "codify"
+
+    # ---- per-session local state -------------------------------------------------------------
+
+    @property
+    def sessions(self) -> Path:
+        return self.root / "sessions"
+
+    def branch_marker(self, session: str) -> Path:
+        return self.sessions / session / "branch"
+
+    def placed_log(self, session: str) -> Path:
+        return self.sessions / session / "placed"
+
+    def read_marker(self, session: str) -> str | None:
+        """The session's branch marker as written, None when there is none."""
+        try:
+            return self.branch_marker(session).read_text("utf-8", "replace")
+        except OSError:  # none, or unreadable: no choice was recorded
+            return None
+
+    def write_marker(self, session: str, branch: str) -> None:
+        marker = self.branch_marker(session)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(branch + "\n")
+
+    def current_branch(self, session: str, branches: Collection[str]) -> str:
+        """The conversation branch new turns of `session` go on, among its `branches`: the
+        one last chosen here while it exists, else main. (Should main be gone, deleted by
+        hand, the first branch by name.) The marker is read only when there is a choice."""
+        if MAIN_BRANCH in branches and len(branches) == 1:
+            return MAIN_BRANCH
+        marker = (self.read_marker(session) or "").strip()
+        if marker in branches:
+            return marker
+        return MAIN_BRANCH if MAIN_BRANCH in branches or not branches else min(branches)

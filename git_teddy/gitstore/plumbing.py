@@ -1,0 +1,86 @@
+"""Named git questions that need no object database: where a repository is, its settings,
+its refs, where its hooks live. Standard library only, like the runner: GitRepo and the fast
+paths (the session index, the cached `context` answer, the hooks) ask them here alike, with
+one git process each and no dulwich. A query over thousands of sessions then costs a few
+processes, not one per session."""
+
+from pathlib import Path
+
+from git_teddy.errors import NotARepositoryError
+from git_teddy.gitstore import runner
+
+WHERE = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
+INDEX_PATH = ["--path-format=absolute", "--git-path", "index"]  # GIT_INDEX_FILE honoured
+
+
+class Location:
+    """Where a repository with a working tree is, as `git rev-parse` finds it from `cwd`
+    (`git -C`, GIT_DIR and linked worktrees honoured)."""
+
+    def __init__(
+        self, cwd: Path, toplevel: Path, git_dir: Path, common_dir: Path, index_file: Path
+    ) -> None:
+        self.cwd = cwd
+        self.toplevel = toplevel
+        self.git_dir = git_dir
+        self.common_dir = common_dir  # refs, objects and derived state, shared by worktrees
+        self.index_file = index_file  # the index of this worktree
+
+
+def locate(cwd: Path | None = None) -> Location:
+    """The repository around `cwd`; without a working tree, NotARepositoryError says why."""
+    cwd = cwd or Path.cwd()
+    proc = runner.run([*WHERE, *INDEX_PATH], cwd)
+    lines = proc.stdout.splitlines()
+    if proc.returncode != 0 or len(lines) != 4:
+        raise why_no_worktree(cwd)
+    git_dir, common_dir, toplevel, index = lines
+    return Location(cwd, Path(toplevel), Path(git_dir), (cwd / common_dir).resolve(), Path(index))
+
+
+def why_no_worktree(cwd: Path) -> NotARepositoryError:
+    bare = runner.run(["rev-parse", "--is-bare-repository"], cwd)
+    if bare.returncode != 0:
+        return NotARepositoryError(
+            "not a git repository (or any of its parent directories)",
+            "run git teddy inside a git repository, or create one with `git init`",
+        )
+    if bare.stdout.strip() == "true":
+        return NotARepositoryError(
+            "this is a bare repository; git teddy needs a working tree",
+            "run it in a clone with a working tree, or add one with `git worktree add`",
+        )
+    return NotARepositoryError(
+        "not inside the repository's working tree",
+        "cd into the working tree (or pass `git -C <worktree> teddy ...`)",
+    )
+
+
+def read_config(cwd: Path | None, section: str) -> dict[str, list[str]]:
+    """All values of `<section>.*` keys, by key lower-cased as git compares them."""
+    args = ["config", "--get-regexp", f"^{section}\\."]
+    proc = runner.run(args, cwd)
+    if proc.returncode not in (0, 1):  # 1: no such key at all
+        raise runner.failure(args, proc.stderr.strip())
+    values: dict[str, list[str]] = {}
+    for line in proc.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        values.setdefault(key.lower(), []).append(value)
+    return values
+
+
+def list_refs(cwd: Path | None, *patterns: str, strict: bool = False) -> dict[str, str]:
+    """Full ref name -> object id for the refs under `patterns` (e.g. `refs/heads/teddy`),
+    in one `git for-each-ref`, which reads loose and packed refs (and reftables) alike.
+    `strict`: a broken ref git warns of and leaves out is a failure too."""
+    args = ["for-each-ref", "--format=%(objectname) %(refname)", *patterns]
+    refs: dict[str, str] = {}
+    for line in runner.output(args, cwd, strict=strict).splitlines():
+        sha, _, name = line.partition(" ")
+        refs[name] = sha
+    return refs
+
+
+def hooks_path(cwd: Path) -> Path:
+    """Where git looks for hooks: `core.hooksPath`, else the common dir's `hooks/`."""
+    return cwd / runner.output(["rev-parse", "--git-path", "hooks"], cwd).strip()

@@ -1,0 +1,87 @@
+"""Starting git: the one place in git-teddy that runs a git process, hooks included.
+
+Standard library only (and git_teddy.errors), so that the hooks and the cached answers of
+`list` and `context` load it in milliseconds, before anything heavy. gitstore's modules build
+their named operations on it; nothing outside gitstore/ spells git's arguments.
+
+Output is decoded as UTF-8 with surrogate escapes: paths and messages come through byte for
+byte, and go back to git unchanged as arguments or input.
+"""
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from git_teddy.errors import TeddyError
+
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+# Variables that point git at a repository: a scratch worktree must never inherit the user's.
+REPOSITORY_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
+
+
+class GitFailed(TeddyError):
+    """A git command git-teddy needs did not work."""
+
+
+def isolated_environ() -> dict[str, str]:
+    """os.environ without the variables that would point git at the user's repository."""
+    return {k: v for k, v in os.environ.items() if k not in REPOSITORY_ENV}
+
+
+def _environ(env: Mapping[str, str] | None, isolated: bool) -> dict[str, str]:
+    return {**(isolated_environ() if isolated else os.environ), **(env or {})}
+
+
+def run(
+    args: Sequence[str],
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    isolated: bool = False,
+    input: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """git's result, whether it worked or not: the caller says what a failure means. `env`
+    adds variables; `isolated` drops GIT_DIR and friends, so git finds the repository from
+    `cwd`; without `cwd`, git runs where this process runs (as in a hook)."""
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=_environ(env, isolated),
+        input=input,
+        capture_output=True,
+        encoding=ENCODING,
+        errors=ERRORS,
+        check=False,
+    )
+
+
+def output(
+    args: Sequence[str],
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    isolated: bool = False,
+    input: str | None = None,
+    strict: bool = False,
+) -> str:
+    """git's stdout. GitFailed when git fails or, `strict`, when it warns (for-each-ref warns
+    of the broken refs it leaves out)."""
+    proc = run(args, cwd, env, isolated, input)
+    if proc.returncode != 0 or (strict and proc.stderr):
+        raise failure(args, proc.stderr.strip() or proc.stdout.strip())
+    return proc.stdout
+
+
+def output_bytes(args: Sequence[str], cwd: Path | None = None, input: bytes | None = None) -> bytes:
+    """git's stdout as bytes (object contents), GitFailed when git fails."""
+    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise failure(args, proc.stderr.decode(ENCODING, "replace").strip())
+    return proc.stdout
+
+
+def failure(args: Sequence[str], detail: str) -> GitFailed:
+    return GitFailed(
+        f"git {args[0]} failed: {detail}",
+        "run the same git command yourself to see what git needs",
+    )

@@ -1,0 +1,79 @@
+"""Where sessions live among git's refs (pure): the names of their branch and snapshot refs
+under a ref prefix, and a ref listing grouped into sessions. With the prefix `teddy/`:
+
+- `refs/heads/teddy/<id>/<branch>`: a conversation branch (`main`, `02-branch-01`...);
+- `refs/remotes/<remote>/teddy/<id>/<branch>`: one brought by `git teddy fetch`;
+- `refs/teddy/snapshots/<id>/<sha>`: a snapshot the session keeps alive.
+
+The store, the session index, the cached `context` answer and the hooks all read refs
+through these names.
+"""
+
+from collections.abc import Mapping
+
+REMOTES = "refs/remotes/"
+
+
+def branches_prefix(prefix: str) -> str:
+    """Where local session branches are: `refs/heads/<prefix>`."""
+    return f"refs/heads/{prefix}"
+
+
+def branch_ref(prefix: str, session: str, branch: str) -> str:
+    return f"{branches_prefix(prefix)}{session}/{branch}"
+
+
+def fetched_prefix(remote: str, prefix: str) -> str:
+    """Where `git teddy fetch` puts a remote's session branches."""
+    return f"{REMOTES}{remote}/{prefix}"
+
+
+def snapshots_prefix(prefix: str) -> str:
+    """Where snapshot refs are: `refs/<prefix>snapshots/`."""
+    return f"refs/{prefix}snapshots/"
+
+
+def snapshot_ref(prefix: str, session: str, sha: str) -> str:
+    return f"{snapshots_prefix(prefix)}{session}/{sha}"
+
+
+def session_ref_patterns(prefix: str) -> list[str]:
+    """Ref patterns (for `git for-each-ref`) holding every session branch, local or fetched;
+    the fetched ones of other branches are among them, is_session_branch tells them apart."""
+    return [branches_prefix(prefix).rstrip("/"), REMOTES.rstrip("/")]
+
+
+def _fetched_path(ref: str) -> str | None:
+    """`<prefix><id>/<branch>` of `refs/remotes/<remote>/<prefix><id>/<branch>`."""
+    if not ref.startswith(REMOTES):
+        return None
+    return ref.removeprefix(REMOTES).partition("/")[2]
+
+
+def is_session_branch(ref: str, prefix: str) -> bool:
+    """A session branch: `refs/heads/<prefix>...`, or a fetched one."""
+    fetched = _fetched_path(ref)
+    return ref.startswith(branches_prefix(prefix)) or (
+        fetched is not None and fetched.startswith(prefix)
+    )
+
+
+def group_session_refs(refs: Mapping[str, str], prefix: str) -> dict[str, dict[str, str]]:
+    """session id -> branch -> tip. Sessions fetched from a remote count too; a local branch
+    wins over a fetched one (and among remotes, the first by name)."""
+    sessions: dict[str, dict[str, str]] = {}
+    for name in sorted((n for n in refs if n.startswith(REMOTES)), reverse=True):
+        fetched = _fetched_path(name) or ""
+        if fetched.startswith(prefix):
+            _add_branch(sessions, fetched.removeprefix(prefix), refs[name])
+    local = branches_prefix(prefix)
+    for name, tip in refs.items():
+        if name.startswith(local):
+            _add_branch(sessions, name.removeprefix(local), tip)
+    return sessions
+
+
+def _add_branch(sessions: dict[str, dict[str, str]], path: str, tip: str) -> None:
+    session, _, branch = path.partition("/")
+    if branch and "/" not in branch:
+        sessions.setdefault(session, {})[branch] = tip
