@@ -17,7 +17,7 @@ from typing import Literal
 
 from git_teddy.artifacts.report import ExecutionReport
 from git_teddy.errors import TeddyError
-from git_teddy.execute.runner import ExecutionResult, execute
+from git_teddy.execute.runner import ExecutionResult, execute_turn
 from git_teddy.planning.turn import PlannedTurn, plan_turn
 from git_teddy.session.turns import pending_turn
 from git_teddy.session.workspace import Workspace
@@ -225,7 +225,7 @@ def run_loop(
                     return outcome("error", error)
                 message, agent, first_turn = None, None, False  # -a names the first agent only
                 resume = False
-            result = execute(ws, session, ui)
+            result = execute_turn(ws, session, ui)
             progress.turns += 1
             ui.show(result_line(result))
             if result.report.run_summary.status == "ABORTED":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from git_teddy.execute.runner import ExecutionResult, execute
+from git_teddy.execute.runner import ExecutionResult, execute_turn
 from git_teddy.loop import run_loop
 from git_teddy.planning.turn import plan_turn
 from git_teddy.session.workspace import Workspace, open_workspace
@@ -59,7 +59,7 @@ def test_all_remaining_holds_for_the_rest_of_the_plan_only(ws: Workspace, repo: 
     files = [create(f"{n}.txt", f"{n}\n") for n in ("one", "two", "three")]
     session = planned(ws, *files)
     ui = ScriptedUI(actions=[Decision("rejected", "not this one"), "a"])
-    result = execute(ws, session, ui)
+    result = execute_turn(ws, session, ui)
     assert outcomes(result) == [
         ("REJECTED", "rejected", "not this one"),
         ("SUCCESS", "approved", None),
@@ -77,14 +77,14 @@ def test_all_remaining_holds_for_the_rest_of_the_plan_only(ws: Workspace, repo: 
     # The next plan asks again from its first action.
     plan_turn(ws, session, "more", reply_file_text=plan_text(*files[:2]), ui=ScriptedUI())
     ui.actions = ["y", "n"]
-    again = execute(ws, session, ui)
+    again = execute_turn(ws, session, ui)
     assert outcomes(again) == [("SUCCESS", "approved", None), ("REJECTED", "rejected", None)]
 
 
 def test_quit_skips_the_rest(ws: Workspace) -> None:
     session = planned(ws, create("one.txt", "1\n"), create("two.txt", "2\n"))
     ui = ScriptedUI(actions=["q"])
-    result = execute(ws, session, ui)
+    result = execute_turn(ws, session, ui)
     assert result.report.run_summary.status == "ABORTED"
     assert [status for status, _, _ in outcomes(result)] == ["SKIPPED", "SKIPPED"]
     assert ui.asked == ["action CREATE"]
@@ -97,7 +97,7 @@ def test_rejected_memos_and_a_declined_apply(
     ws = open_workspace()
     session = planned(ws, create("one.txt", "1\n"), memos="[+] keep tests fast")
     ui = ScriptedUI(memos=[False], actions=["y"], applies=[False])
-    result = execute(ws, session, ui)
+    result = execute_turn(ws, session, ui)
     assert ui.asked == ["memos", "action CREATE", "apply"]
     assert ui.shown[0] == "Proposed memo changes:\n  [+] keep tests fast"
     assert result.report.memos.decision == "rejected"
@@ -108,7 +108,7 @@ def test_rejected_memos_and_a_declined_apply(
 def test_the_chat_reply_is_recorded(ws: Workspace) -> None:
     session = planned(ws, CHAT)
     ui = ScriptedUI(actions=["y"], replies=["yes please"])
-    result = execute(ws, session, ui)
+    result = execute_turn(ws, session, ui)
     assert "\nThe model says:\nShall I add a second file?\n" in ui.shown
     assert result.report.action_logs[0].details == {"reply": "yes please"}
 

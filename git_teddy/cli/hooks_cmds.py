@@ -24,10 +24,12 @@ def hooks() -> None:
 @HOOK_ARGUMENT
 def install(names: tuple[str, ...]) -> None:
     """Install the hooks (default: all) or update them; records this Python interpreter."""
-    from git_teddy.hooks.install import install as run
+    from git_teddy.hooks.install import install_hooks
 
     ws = open_workspace()
-    for name, path, done in run(ws.repo, ws.settings.ref_prefix, list(names or HOOK_NAMES)):
+    for name, path, done in install_hooks(
+        ws.repo, ws.settings.ref_prefix, list(names or HOOK_NAMES)
+    ):
         click.echo(f"{name}: {done} ({path})")
 
 
@@ -35,9 +37,9 @@ def install(names: tuple[str, ...]) -> None:
 @HOOK_ARGUMENT
 def uninstall(names: tuple[str, ...]) -> None:
     """Remove git-teddy's block from the hooks (default: all); the rest stays as it was."""
-    from git_teddy.hooks.install import uninstall as run
+    from git_teddy.hooks.install import uninstall_hooks
 
-    for name, path, done in run(open_workspace().repo, list(names or HOOK_NAMES)):
+    for name, path, done in uninstall_hooks(open_workspace().repo, list(names or HOOK_NAMES)):
         click.echo(f"{name}: {done} ({path})")
 
 
@@ -45,9 +47,9 @@ def uninstall(names: tuple[str, ...]) -> None:
 @HOOK_ARGUMENT
 def status(names: tuple[str, ...]) -> None:
     """Per hook: installed, not installed or outdated, and where."""
-    from git_teddy.hooks.install import status as run
+    from git_teddy.hooks.install import hook_states
 
     ws = open_workspace()
-    for state in run(ws.repo, ws.settings.ref_prefix, list(names or HOOK_NAMES)):
+    for state in hook_states(ws.repo, ws.settings.ref_prefix, list(names or HOOK_NAMES)):
         note = f"; {state.note}" if state.note else ""
         click.echo(f"{state.name}: {state.state} ({state.path}{note})")

@@ -82,9 +82,9 @@ def log(session: str | None, as_json: bool) -> None:
 def push(remote: str | None, sessions: tuple[str, ...]) -> None:
     """Push sessions (default: all local ones) to REMOTE (default: teddy.remote or origin):
     their branches and snapshot refs, nothing else."""
-    from git_teddy.session.sharing import push as run
+    from git_teddy.session.sharing import push_sessions
 
-    done = run(open_workspace(), remote, list(sessions))
+    done = push_sessions(open_workspace(), remote, list(sessions))
     click.echo(
         f"pushed {len(done.sessions)} session(s) to {done.remote}: {', '.join(done.sessions)}"
     )
@@ -95,8 +95,8 @@ def push(remote: str | None, sessions: tuple[str, ...]) -> None:
 def fetch(remote: str | None) -> None:
     """Fetch the sessions of REMOTE (default: teddy.remote or origin) under remote-tracking
     refs, so that list, show, log, restore and branch work on them."""
-    from git_teddy.session.sharing import fetch as run
+    from git_teddy.session.sharing import fetch_sessions
 
-    done = run(open_workspace(), remote)
+    done = fetch_sessions(open_workspace(), remote)
     new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""
     click.echo(f"fetched sessions from {done.remote}{new}")

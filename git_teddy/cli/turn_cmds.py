@@ -98,11 +98,11 @@ def execute(session: str | None, yes: bool) -> None:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
     the report, apply the result to your working tree as uncommitted changes."""
     from git_teddy.cli.terminal import execute_ui
-    from git_teddy.execute.runner import execute as run
+    from git_teddy.execute.runner import execute_turn
 
     ui = execute_ui(yes)
     ws = open_workspace()
-    result = run(ws, ws.store.resolve_session(session), ui)
+    result = execute_turn(ws, ws.store.resolve_session(session), ui)
     summary = result.report.run_summary
     click.echo(f"\nturn {result.turn.turn}: {summary.status}; snapshot {summary.snapshot}")
     if result.apply and result.apply.applied:
@@ -128,9 +128,9 @@ def execute(session: str | None, yes: bool) -> None:
 def restore(target: str, session: str | None, force: bool) -> None:
     """Make your working tree the project state after TURN (or a saved SNAPSHOT); HEAD, the
     branch and the index stay as they are, and your current files are saved first."""
-    from git_teddy.session.restore import restore as run
+    from git_teddy.session.restore import restore_turn
 
-    done = run(open_workspace(), target, session, force)
+    done = restore_turn(open_workspace(), target, session, force)
     what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
     click.echo(f"restored {what} of {done.session}: {len(done.changed)} file(s) changed")
     if done.branch:
@@ -198,12 +198,12 @@ def branch(
 @click.argument("target", metavar="FILE[:LINE]")
 def blame(target: str) -> None:
     """Show which session and turn last changed each line of FILE (or just LINE)."""
-    from git_teddy.session.blame import blame as run
+    from git_teddy.session.blame import blame_lines
 
     path, _, line = (
         target.rpartition(":") if target.rpartition(":")[2].isdigit() else (target, "", "")
     )
-    rows = run(open_workspace(), path, int(line) if line else None)
+    rows = blame_lines(open_workspace(), path, int(line) if line else None)
     width = max((len(r.origin) for r in rows), default=0)
     for row in rows:
         click.echo(f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}")

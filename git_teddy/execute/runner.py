@@ -187,7 +187,7 @@ def _apply(
     return result, user_state, True if result.applied else "conflict"
 
 
-def execute(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
+def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
     """Run the session's pending plan, asking `ui` to approve memos, actions and applying."""
     store = ws.store
     turn = find_pending(store, session)

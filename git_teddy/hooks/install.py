@@ -189,7 +189,7 @@ def _mode(path: Path) -> int:
     return path.stat().st_mode & 0o7777
 
 
-def install(repo: GitRepo, prefix: str, names: list[str]) -> list[tuple[str, Path, str]]:
+def install_hooks(repo: GitRepo, prefix: str, names: list[str]) -> list[tuple[str, Path, str]]:
     folder = repo.hooks_path()
     # Every hook is checked before any is written, so a refusal leaves nothing half-done.
     for name in names:
@@ -202,11 +202,11 @@ def install(repo: GitRepo, prefix: str, names: list[str]) -> list[tuple[str, Pat
     ]
 
 
-def uninstall(repo: GitRepo, names: list[str]) -> list[tuple[str, Path, str]]:
+def uninstall_hooks(repo: GitRepo, names: list[str]) -> list[tuple[str, Path, str]]:
     folder = repo.hooks_path()
     return [(name, folder / name, uninstall_hook(folder, name)) for name in names]
 
 
-def status(repo: GitRepo, prefix: str, names: list[str]) -> list[HookState]:
+def hook_states(repo: GitRepo, prefix: str, names: list[str]) -> list[HookState]:
     folder = repo.hooks_path()
     return [hook_state(folder, name, shipped_block(name, prefix)) for name in names]

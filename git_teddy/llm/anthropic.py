@@ -15,7 +15,7 @@ from git_teddy.ui import UI
 if TYPE_CHECKING:
     import requests
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 
 

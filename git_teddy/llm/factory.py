@@ -4,13 +4,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from git_teddy.llm.anthropic import API_VERSION, AnthropicProvider
-from git_teddy.llm.anthropic import DEFAULT_BASE_URL as ANTHROPIC_URL
+from git_teddy.llm.anthropic import ANTHROPIC_URL, API_VERSION, AnthropicProvider
 from git_teddy.llm.base import Provider, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy
 from git_teddy.llm.manual import ManualProvider
-from git_teddy.llm.openai import DEFAULT_BASE_URL as OPENAI_URL
-from git_teddy.llm.openai import OpenAIProvider
+from git_teddy.llm.openai import OPENAI_URL, OpenAIProvider
 from git_teddy.llm.replay import ReplayProvider
 from git_teddy.settings import (
     BASE_URL,

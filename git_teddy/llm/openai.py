@@ -20,7 +20,7 @@ from git_teddy.ui import UI
 if TYPE_CHECKING:
     import requests
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OPENAI_URL = "https://api.openai.com/v1"
 
 
 @dataclass

@@ -53,7 +53,7 @@ def _origin(ws: Workspace, row: BlamedLine, turns: dict[str, tuple[str, int]], m
     return f"commit: {summary}"
 
 
-def blame(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
+def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     try:
         file = confine(ws.repo.toplevel, path)
     except PathRefused as refused:

@@ -111,7 +111,7 @@ def place_snapshot(ws: Workspace, session: str, target: str, label: str, force: 
     return Placed(saved, result.changed_paths)
 
 
-def restore(ws: Workspace, spec: str, session: str | None, force: bool) -> Restored:
+def restore_turn(ws: Workspace, spec: str, session: str | None, force: bool) -> Restored:
     session_id, target, ref = _resolve_target(ws.store, spec, session)
     placed = place_snapshot(ws, session_id, target, f"restoring {spec}", force)
     branch = ws.store.continue_after(ref) if ref else None

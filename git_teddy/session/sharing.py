@@ -32,7 +32,7 @@ def _remote(ws: Workspace, remote: str | None) -> str:
     return name
 
 
-def push(ws: Workspace, remote: str | None, sessions: list[str]) -> Transfer:
+def push_sessions(ws: Workspace, remote: str | None, sessions: list[str]) -> Transfer:
     """Push the named sessions (default: every local session): branches and snapshots."""
     store, prefix = ws.store, ws.store.prefix
     name = _remote(ws, remote)
@@ -59,7 +59,7 @@ def push(ws: Workspace, remote: str | None, sessions: list[str]) -> Transfer:
     return Transfer(name, chosen, output)
 
 
-def fetch(ws: Workspace, remote: str | None) -> Transfer:
+def fetch_sessions(ws: Workspace, remote: str | None) -> Transfer:
     """Bring a remote's sessions in under refs/remotes/<remote>/ (snapshots beside ours:
     their names are their ids, so they never clash)."""
     prefix = ws.store.prefix
