@@ -157,9 +157,13 @@ def test_hanging_download_is_cut_short_then_not_retried(
     first = count_once(tmp_path, hang, wait=1.0)
     assert first["label"] == OFFLINE_LABEL and first["error"] == "timed out after 1 s"
     assert 1.0 <= first["seconds"] < 4
+    tried = len(silent_proxy.accepted)
+    assert tried >= 1
     second = count_once(tmp_path, hang, key="k2", wait=1.0)
     assert second["label"] == OFFLINE_LABEL and second["error"] == "its download hung recently"
-    assert second["seconds"] < 1.0
+    # Not retried: no new connection (asserted on behaviour, not on time, which a loaded
+    # machine stretches).
+    assert len(silent_proxy.accepted) == tried
 
 
 def test_a_cached_tokenizer_file_is_used_without_network(tmp_path: Path) -> None:
