@@ -4,6 +4,7 @@ server), the ones recorded for the next turn, and worktree links."""
 from pathlib import Path
 
 import pexpect
+import yaml
 
 from testing.commands import Teddy, git
 from testing.plans import execute, plan_text
@@ -106,3 +107,13 @@ def test_linked_ignored_paths(repo: Path, teddy: Teddy, env: dict) -> None:
     files = git(repo, env, "ls-tree", "-r", "--name-only", summary["snapshot"]).split()
     assert "out.txt" in files and not any(f.startswith("tools") for f in files)
     assert (repo / "out.txt").read_text() == "from the project tools\n"
+
+
+def test_the_smallest_output_cap_still_cuts(repo: Path, teddy: Teddy, env: dict) -> None:
+    """teddy.execute.outputCap=1 keeps no character of a long output (it once kept it all)."""
+    git(repo, env, "config", "teddy.execute.outputCap", "1")
+    session = start(repo, teddy, execute("printf 'abcdefghij%.0s' 1 2 3 4 5"))
+    teddy.ok(repo, "execute", "-y")
+    (log,) = report_of(repo, env, session)["action_logs"]
+    kept = yaml.safe_dump(log["details"])
+    assert "abcdefghij" not in kept and "50 characters cut" in kept

@@ -105,7 +105,8 @@ def _cap(data: bytes, cap: int) -> str:
         return text
     half = cap // 2
     cut = len(text) - 2 * half
-    return f"{text[:half]}\n[... {cut} characters cut ...]\n{text[-half:]}"
+    head, tail = text[:half], text[len(text) - half :]  # text[-0:] would be all of it
+    return f"{head}\n[... {cut} characters cut ...]\n{tail}"
 
 
 def _execute(action: Execute, env: ActionEnv) -> Outcome:
