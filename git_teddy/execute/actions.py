@@ -87,7 +87,8 @@ def _edit(action: EditFile, env: ActionEnv) -> Outcome:
     if not path.is_file():
         message = f"{action.path} does not exist; use CREATE for new files"
         return Outcome(False, message, {"error": message})
-    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    # bytes, not read_text/write_text: their newline translation turned CRLF files into LF
+    text = path.read_bytes().decode("utf-8", errors="surrogateescape")
     try:
         new = apply_edits(text, [(e.find, e.replace) for e in action.edits])
     except EditFailure as failure:
@@ -95,7 +96,7 @@ def _edit(action: EditFile, env: ActionEnv) -> Outcome:
         if failure.closest is not None:
             details["closest_match"] = {"line": failure.closest_line, "text": failure.closest}
         return Outcome(False, f"{action.path}: {failure.message}", details)
-    path.write_text(new, encoding="utf-8", errors="surrogateescape")
+    path.write_bytes(new.encode("utf-8", errors="surrogateescape"))
     return Outcome(True, f"edited {action.path} ({len(action.edits)} change(s))")
 
 
