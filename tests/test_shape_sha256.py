@@ -86,6 +86,14 @@ def test_new_plan_execute_restore_blame_in_a_sha256_repository(
     assert (repo / "app.py").read_text() == "one\nTWO by the model\nthree\n"
     assert_healthy(repo, env)
 
+    # after `git gc` every object is in a pack: read and written on top of there alike
+    queue(replies, plan_text(create("more.txt", "more\n")))
+    teddy.ok(repo, "plan", "-m", "after gc")
+    teddy.ok(repo, "execute", "-y")
+    assert (repo / "more.txt").read_text() == "more\n"
+    assert teddy.ok(repo, "blame", "notes.txt").stdout.split(None, 2)[:2] == ["1", f"{session}/01"]
+    assert_healthy(repo, env)
+
 
 def test_plan_from_a_file_and_a_hand_edit_blamed_in_a_sha256_repository(
     repo: Path, teddy: Teddy, env: dict
@@ -101,3 +109,36 @@ def test_plan_from_a_file_and_a_hand_edit_blamed_in_a_sha256_repository(
     origins = {int(number): origin for number, origin, _ in rows}
     assert origins[3] == f"{session}/01" and origins[4] == "not"  # "not committed (your edit)"
     assert_healthy(repo, env)
+
+
+def test_hooks_push_fetch_restore_and_branch_between_sha256_clones(
+    repo: Path, teddy: Teddy, env: dict, replies: Path, tmp_path: Path
+) -> None:
+    remote, theirs = tmp_path / "remote.git", tmp_path / "theirs"
+    git(tmp_path, env, "init", "-q", "--bare", "--object-format=sha256", str(remote))
+    git(repo, env, "remote", "add", "origin", str(remote))
+    git(repo, env, "push", "-q", "origin", "main")
+    git(tmp_path, env, "clone", "-q", str(remote), str(theirs))
+    teddy.ok(repo, "hooks", "install")
+    queue(replies, plan_text(create("a.txt", "a\n")), plan_text(create("b.txt", "b\n")))
+    session = teddy.ok(repo, "new", "shared").stdout.strip()
+    for message in ("first", "second"):
+        teddy.ok(repo, "plan", "-m", message)
+        teddy.ok(repo, "execute", "-y")
+    # the prepare-commit-msg hook credits the applied result to its turn
+    git(repo, env, "add", ".")
+    git(repo, env, "commit", "-qm", "take the model's files")
+    credited = git(repo, env, "log", "-1", "--format=%(trailers:only,unfold)")
+    assert f"Teddy-Session: {session}" in credited
+    pushed = teddy.ok(repo, "push")  # through the pre-push hook
+    assert f"pushed 1 session(s) to origin: {session}" in pushed.stdout
+
+    assert session in teddy.ok(theirs, "fetch").stdout
+    teddy.ok(theirs, "restore", "01", "-s", session)
+    assert (theirs / "a.txt").read_text() == "a\n" and not (theirs / "b.txt").exists()
+    queue(replies, plan_text(create("c.txt", "c\n")))
+    teddy.ok(theirs, "branch", "02", "-s", session, "-m", "another way")
+    branches = refs(theirs, env)
+    assert f"refs/heads/teddy/{session}/02-branch-01" in branches
+    for clone in (repo, theirs, remote):
+        assert_healthy(clone, env)
