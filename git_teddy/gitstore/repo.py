@@ -1,6 +1,7 @@
 """A repository as git-teddy uses it: dulwich for objects and refs, the git CLI (through
 gitstore.runner) for discovery, settings, identities, remotes, blame and tree listings
-(where git is clearly better or faster)."""
+(where git is clearly better or faster). In a SHA-256 repository objects and refs are
+written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA-1 ids."""
 
 import os
 import time
