@@ -11,6 +11,8 @@ from git_teddy.gitstore import runner
 
 WHERE = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel"]
 INDEX_PATH = ["--path-format=absolute", "--git-path", "index"]  # GIT_INDEX_FILE honoured
+OBJECT_FORMAT = ["--show-object-format"]  # sha1, or sha256 (`git init --object-format`)
+SHA1 = "sha1"
 
 
 class Location:
@@ -18,24 +20,32 @@ class Location:
     (`git -C`, GIT_DIR and linked worktrees honoured)."""
 
     def __init__(
-        self, cwd: Path, toplevel: Path, git_dir: Path, common_dir: Path, index_file: Path
+        self,
+        cwd: Path,
+        toplevel: Path,
+        git_dir: Path,
+        common_dir: Path,
+        index_file: Path,
+        object_format: str,
     ) -> None:
         self.cwd = cwd
         self.toplevel = toplevel
         self.git_dir = git_dir
         self.common_dir = common_dir  # refs, objects and derived state, shared by worktrees
         self.index_file = index_file  # the index of this worktree
+        self.object_format = object_format  # the hash of object ids: sha1 or sha256
 
 
 def locate(cwd: Path | None = None) -> Location:
     """The repository around `cwd`; without a working tree, NotARepositoryError says why."""
     cwd = cwd or Path.cwd()
-    proc = runner.run([*WHERE, *INDEX_PATH], cwd)
+    proc = runner.run([*WHERE, *INDEX_PATH, *OBJECT_FORMAT], cwd)
     lines = proc.stdout.splitlines()
-    if proc.returncode != 0 or len(lines) != 4:
+    if proc.returncode != 0 or len(lines) != 5:
         raise why_no_worktree(cwd)
-    git_dir, common_dir, toplevel, index = lines
-    return Location(cwd, Path(toplevel), Path(git_dir), (cwd / common_dir).resolve(), Path(index))
+    git_dir, common_dir, toplevel, index, hash_name = lines
+    common = (cwd / common_dir).resolve()
+    return Location(cwd, Path(toplevel), Path(git_dir), common, Path(index), hash_name)
 
 
 def why_no_worktree(cwd: Path) -> NotARepositoryError:

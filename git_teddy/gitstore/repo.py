@@ -1,6 +1,7 @@
 """A repository as git-teddy uses it: dulwich for objects and refs, the git CLI (through
 gitstore.runner) for discovery, settings, identities, remotes, blame and tree listings
-(where git is clearly better or faster)."""
+(where git is clearly better or faster). In a SHA-256 repository objects and refs are
+written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA-1 ids."""
 
 import os
 import time
@@ -15,8 +16,8 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
-from git_teddy.gitstore import plumbing, runner
-from git_teddy.gitstore.changes import commit_id
+from git_teddy.gitstore import gitwrite, plumbing, runner
+from git_teddy.gitstore.changes import commit_id, is_object_id
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
 from git_teddy.gitstore.runner import GitFailed
@@ -100,7 +101,7 @@ def parse_blame(porcelain: str) -> list[BlamedLine]:
             summaries[commit] = line.removeprefix("summary ")
         else:
             parts = line.split(" ")
-            if len(parts) >= 3 and len(parts[0]) == 40 and parts[1].isdigit():
+            if len(parts) >= 3 and is_object_id(parts[0]) and parts[1].isdigit():
                 commit, number = parts[0], int(parts[2])
     return rows
 
@@ -116,6 +117,8 @@ class GitRepo:
         self.common_dir = location.common_dir
         self.index_file = location.index_file
         self.layout = Layout(location.common_dir)
+        # dulwich reads both object formats but writes SHA-1 ids only: git writes the rest.
+        self.git_writes = location.object_format != plumbing.SHA1
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
@@ -208,6 +211,8 @@ class GitRepo:
             )
 
     def _swap_ref(self, name: str, new: str, expected: str | None, reason: str) -> bool:
+        if self.git_writes:  # git waits for a held lock itself (core.filesRefLockTimeout)
+            return gitwrite.swap_ref(self.cwd, name, new, expected, f"teddy: {reason}")
         refs, message = self.dulwich.refs, f"teddy: {reason}".encode()
         if expected is None:
             return refs.add_if_new(_ref(name), _oid(new), message=message)
@@ -284,18 +289,29 @@ class GitRepo:
             return {}
         return {e.path.decode(): e.mode == TREE_MODE for e in obj.iteritems()}
 
-    def _add_object(self, obj: ShaFile) -> None:
-        """Store an object; another process writing the same object at once is not an error."""
+    def _add_object(self, obj: ShaFile) -> str:
+        """Store an object and return its id; another process writing the same object at
+        once is not an error."""
+        if self.git_writes:
+            return self._add_with_git(obj)
         store = self.dulwich.object_store
         for _ in range(LOCK_RETRIES):
             if obj.id in store:
-                return
+                return obj.id.decode()
             try:
                 store.add_object(obj)
-                return
+                return obj.id.decode()
             except FileLocked:
                 time.sleep(LOCK_WAIT)  # someone is writing this very object; it will appear
         store.add_object(obj)
+        return obj.id.decode()
+
+    def _add_with_git(self, obj: ShaFile) -> str:
+        """Store an object through git, which names it in the repository's object format."""
+        if isinstance(obj, Tree):
+            entries = ((e.path, e.mode, e.sha.decode()) for e in obj.iteritems())
+            return gitwrite.write_tree(self.cwd, entries)
+        return gitwrite.write_object(self.cwd, obj.type_name.decode(), obj.as_raw_string())
 
     def write_tree(self, base_tree: str | None, files: Mapping[str, bytes]) -> str:
         """A new tree: `base_tree` with `files` (POSIX paths -> content) written over it."""
@@ -316,14 +332,12 @@ class GitRepo:
                 tree.add(entry.path, entry.mode, entry.sha)
         for name, value in nested.items():
             if isinstance(value, bytes):
-                blob = Blob.from_string(value)
-                self._add_object(blob)
-                tree.add(name.encode(), FILE_MODE, blob.id)
+                blob_id = self._add_object(Blob.from_string(value))
+                tree.add(name.encode(), FILE_MODE, _oid(blob_id))
             else:
                 existing = tree[name.encode()][1].decode() if name.encode() in tree else None
                 tree.add(name.encode(), TREE_MODE, _oid(self.write_tree(existing, value)))
-        self._add_object(tree)
-        return tree.id.decode()
+        return self._add_object(tree)
 
     def write_commit(self, tree: str, parents: list[str], message: str) -> str:
         ident = self.committer()
@@ -335,8 +349,7 @@ class GitRepo:
         commit.author_timezone = commit.commit_timezone = ident.tz_offset
         commit.encoding = b"UTF-8"
         commit.message = message.encode()
-        self._add_object(commit)
-        return commit.id.decode()
+        return self._add_object(commit)
 
     def object_exists(self, sha: str) -> bool:
         return _oid(sha) in self.dulwich.object_store

@@ -13,11 +13,10 @@ from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
+from git_teddy.gitstore.changes import is_null_id
 from git_teddy.gitstore.repo import BlamedLine, LineOutOfRange
 from git_teddy.gitstore.runner import GitFailed
 from git_teddy.session.workspace import Workspace
-
-UNCOMMITTED = "0" * 40
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,8 @@ def _turn_snapshots(ws: Workspace) -> dict[str, tuple[str, int]]:
 
 def _origin(ws: Workspace, row: BlamedLine, turns: dict[str, tuple[str, int]], mine: str) -> str:
     commit, summary = row.commit, row.summary
-    if commit in (UNCOMMITTED, mine) and commit not in turns:
+    # git blames a line not committed yet on the all-zero id (40 or 64 zeros)
+    if (is_null_id(commit) or commit == mine) and commit not in turns:
         return "not committed (your edit)"
     if commit in turns:
         return turns[commit][0]

@@ -18,7 +18,7 @@ from git_teddy.session.store import SessionStore, TurnRef
 from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
 
-HEX = re.compile(r"[0-9a-f]{7,40}")
+HEX = re.compile(r"[0-9a-f]{7,64}")  # an abbreviated id, SHA-1 (40) or SHA-256 (64)
 
 
 @dataclass(frozen=True)
