@@ -125,6 +125,7 @@ class SessionStore:
         session = new_session_id(now.date(), name, set(self.session_ids()))
         branch = self.branch_ref(session, MAIN_BRANCH)
         # Refuse a clash (a branch `teddy` where teddy/ must be a folder) before any object.
+        # The snapshot's id is not known yet; only the folders above it can clash.
         for ref in (branch, self.snapshot_ref(session, "0")):
             if blocking := self.repo.ref_in_the_way(ref):
                 raise _ref_clash(self.prefix, blocking)
