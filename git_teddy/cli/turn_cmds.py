@@ -197,7 +197,11 @@ def branch(
 @click.command()
 @click.argument("target", metavar="FILE[:LINE]")
 def blame(target: str) -> None:
-    """Show which session and turn last changed each line of FILE (or just LINE)."""
+    """Show which session and turn last changed each line of FILE (or just LINE).
+
+    FILE is read as git reads paths: relative to the current directory, or from the top
+    of the working tree as `:/path`. Only lines a turn changed are credited to it; the
+    others are your commits' or your uncommitted edits."""
     from git_teddy.session.blame import blame_lines
 
     path, _, line = (

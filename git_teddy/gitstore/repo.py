@@ -85,6 +85,21 @@ class BlamedLine:
     text: str
 
 
+class RefInTheWay(TeddyError):
+    """A ref cannot be made because an existing one holds a name it needs as a folder
+    (a branch `teddy` for `refs/heads/teddy/<id>/main`), or the reverse: git's
+    directory/file conflict, which git refuses too. The caller words the hint."""
+
+    def __init__(self, name: str, blocking: str) -> None:
+        super().__init__(f"the ref {blocking} is in the way of {name}", "rename or delete it")
+        self.name = name
+        self.blocking = blocking
+
+
+class RefWriteFailed(TeddyError):
+    """The file system refused a ref (permissions, a full disk, a stray file)."""
+
+
 class LineOutOfRange(GitFailed):
     """Blame of a line past the end of the file."""
 
@@ -157,6 +172,11 @@ class GitRepo:
         """Where git looks for this repository's hooks (`core.hooksPath` honoured)."""
         return plumbing.hooks_path(self.cwd)
 
+    def show_prefix(self) -> str:
+        """Where the current directory is in the working tree, as git names it (`sub/dir/`,
+        "" at the top): paths a user types are relative to it."""
+        return runner.output(["rev-parse", "--show-prefix"], self.cwd).rstrip("\n")
+
     def remote_names(self) -> list[str]:
         return runner.output(["remote"], self.cwd).split()
 
@@ -169,11 +189,12 @@ class GitRepo:
         return _git_result(["fetch", "--no-tags", remote, *refspecs], self.cwd)
 
     def blame(self, commit: str, path: str, line: int | None = None) -> list[BlamedLine]:
-        """Which commit last changed each line of `path` (or of line `line` alone) as of
-        `commit`. GitFailed when git cannot tell; LineOutOfRange past the file's end."""
+        """Which commit last changed each line of `path` (from the top of the working tree;
+        or of line `line` alone) as of `commit`. GitFailed when git cannot tell;
+        LineOutOfRange past the file's end."""
         lines = ["-L", f"{line},{line}"] if line is not None else []
         args = ["blame", "--porcelain", *lines, commit, "--", path]
-        proc = runner.run(args, self.cwd)
+        proc = runner.run(args, self.toplevel)  # git would read `path` from the cwd
         if proc.returncode != 0:
             out_of_range = line is not None and "has only" in proc.stderr
             failed = runner.failure(args, proc.stderr.strip())
@@ -194,14 +215,35 @@ class GitRepo:
         base = prefix.rstrip("/")
         return {f"{base}/{name.decode()}": sha.decode() for name, sha in refs.items()}
 
+    def ref_in_the_way(self, name: str) -> str | None:
+        """An existing ref (loose or packed) that stops `name` from being made, as git
+        would refuse it: one named like a folder `name` needs (`refs/heads/teddy` for
+        `refs/heads/teddy/x/main`), or one inside a folder named like `name`."""
+        parts, packed = name.split("/"), self.dulwich.refs.get_packed_refs()
+        for end in range(2, len(parts)):
+            folder = "/".join(parts[:end])
+            # Read as files: dulwich will not read a one-level ref such as `refs/teddy`.
+            if (self.common_dir / folder).is_file() or _ref(folder) in packed:
+                return folder
+        inside = self.dulwich.refs.keys(base=_ref(f"{name}/"))
+        return f"{name}/{min(inside).decode()}" if inside else None
+
     def update_ref(self, name: str, new: str, expected: str | None, reason: str) -> None:
-        """Move `name` from `expected` (None: must not exist) to `new`, atomically."""
+        """Move `name` from `expected` (None: must not exist) to `new`, atomically.
+        RefInTheWay, before writing, when a new ref clashes with an existing one."""
+        if expected is None and (blocking := self.ref_in_the_way(name)):
+            raise RefInTheWay(name, blocking)
         for _ in range(LOCK_RETRIES):
             try:
                 done = self._swap_ref(name, new, expected, reason)
                 break
             except FileLocked:
                 time.sleep(LOCK_WAIT)  # another writer holds the ref's lock: wait, re-check
+            except OSError as error:  # dulwich aborts the lock file: the ref is unchanged
+                raise RefWriteFailed(
+                    f"could not write the ref {name}: {error.strerror or error}",
+                    "check the permissions of the repository's .git folder and free space",
+                ) from None
         else:
             done = False
         if not done:
@@ -209,6 +251,23 @@ class GitRepo:
                 f"{name} changed while git teddy was writing to it",
                 "another git teddy process updated the session; run your command again",
             )
+
+    def delete_ref(self, name: str, expected: str) -> bool:
+        """Remove `name` and its reflog, as `git update-ref -d` does, if it still points at
+        `expected` (False: it moved, and is left alone)."""
+        if not self.dulwich.refs.remove_if_equals(_ref(name), _oid(expected)):
+            return False
+        logs = self.common_dir / "logs"
+        reflog = logs / name
+        reflog.unlink(missing_ok=True)
+        for folder in reflog.parents:  # the folders it alone needed, as git leaves none
+            if folder == logs / "refs" or not folder.is_relative_to(logs / "refs"):
+                break
+            try:
+                folder.rmdir()
+            except OSError:
+                break  # not empty: other refs' logs live there
+        return True
 
     def _swap_ref(self, name: str, new: str, expected: str | None, reason: str) -> bool:
         if self.git_writes:  # git waits for a held lock itself (core.filesRefLockTimeout)

@@ -4,13 +4,20 @@ Snapshots form a history on top of the project's commits (each turn's result is 
 the state it started from), so `git blame` of the working tree, as a commit on top of the
 newest turn snapshot holding the file, names for every line the commit that brought it: a
 turn's snapshot, a commit of the user's (which may carry Teddy-* trailers from the hook), or
-nothing yet: the user's own edit.
+nothing yet: the user's own edit. A turn that changed nothing (a failed EDIT, `true`) has its
+base as its result, a commit that is not its own, so it is credited with no line.
+
+Paths are taken as git takes them: relative to the current directory, or to the top of the
+working tree with git's `:/path` (or `:(top)path`) magic.
 """
 
+import posixpath
 from dataclasses import dataclass
 
+from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.trailers import parse_trailers
+from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.changes import is_null_id
@@ -27,15 +34,39 @@ class BlameLine:
     origin: str  # "<session>/<turn>", "commit <summary>" or "not committed"
 
 
+TOP_MAGIC = (":/", ":(top)")  # git's pathspec magic for "from the top of the working tree"
+
+
 def _turn_snapshots(ws: Workspace) -> dict[str, tuple[str, int]]:
-    """snapshot id -> ("<session>/<turn>", commit time) for every executed turn."""
+    """snapshot id -> ("<session>/<turn>", commit time) for every executed turn that changed
+    something: a result that is its own commit on top of the turn's base."""
     found: dict[str, tuple[str, int]] = {}
     for session in ws.store.session_ids():
         for commit in ws.store.turn_commits(session):
             if commit.phase == "report" and commit.snapshot:
-                when = ws.repo.read_commit(commit.commit).timestamp
-                found[commit.snapshot] = (f"{session}/{commit.turn}", when)
+                report = ws.repo.read_commit(commit.commit)
+                if commit.snapshot != _base_of(ws, report.tree, commit.turn):
+                    found[commit.snapshot] = (f"{session}/{commit.turn}", report.timestamp)
     return found
+
+
+def _base_of(ws: Workspace, tree: str, turn: str) -> str | None:
+    """The snapshot a turn started from, as its turn.yaml in a session tree records it."""
+    record = ws.repo.read_file(tree, f"{turn}/{TURN_RECORD}")
+    return TurnRecord.from_yaml(record).base_snapshot if record else None
+
+
+def top_relative(ws: Workspace, path: str) -> str:
+    """A path the user typed, as a path from the top of the working tree: git reads it
+    relative to the current directory, unless `:/` (or `:(top)`) says from the top."""
+    for magic in TOP_MAGIC:
+        if path.startswith(magic):
+            rel = path.removeprefix(magic)
+            break
+    else:
+        relative = path.strip() and not posixpath.isabs(path)  # else confine() refuses it
+        rel = ws.repo.show_prefix() + path if relative else path
+    return posixpath.normpath(rel) if rel.strip() else rel
 
 
 def _origin(ws: Workspace, row: BlamedLine, turns: dict[str, tuple[str, int]], mine: str) -> str:
@@ -55,11 +86,17 @@ def _origin(ws: Workspace, row: BlamedLine, turns: dict[str, tuple[str, int]], m
 
 def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     try:
-        file = confine(ws.repo.toplevel, path)
+        file = confine(ws.repo.toplevel, top_relative(ws, path))
     except PathRefused as refused:
         raise TeddyError(str(refused), "give a path inside the repository") from None
     if not file.is_file():
-        raise TeddyError(f"{path} is not a file in the working tree", "check the path")
+        from_top = not path.startswith(TOP_MAGIC) and (ws.repo.toplevel / path).is_file()
+        hint = (
+            f"paths are relative to the current directory, as in git; from the top: `:/{path}`"
+            if from_top
+            else "check the path"
+        )
+        raise TeddyError(f"{path} is not a file in the working tree", hint)
     rel = file.relative_to(ws.repo.toplevel).as_posix()
     turns = _turn_snapshots(ws)
     holding = [s for s in turns if ws.repo.read_blob(ws.repo.read_commit(s).tree, rel)]
@@ -69,6 +106,8 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     # The working tree as a commit on top of that snapshot: lines it alone brings are the
     # user's own, not yet in any turn or commit. (git 2.39 can't blame --contents at a rev.)
     mine = snapshot_worktree(ws.repo, "teddy: blame of the working tree", rev)
+    # Nothing of the user's on top when the working tree is `rev`: its lines are not theirs.
+    yours = UNCOMMITTED if mine == rev else mine
     try:
         blamed = ws.repo.blame(mine, rel, line)
     except LineOutOfRange:
@@ -76,6 +115,4 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
         raise TeddyError(f"{rel} has no line {line}", hint) from None
     except GitFailed as failed:
         raise TeddyError(failed.message, "check the file name") from None
-    return [
-        BlameLine(row.number, row.text, row.commit, _origin(ws, row, turns, mine)) for row in blamed
-    ]
+    return [BlameLine(r.number, r.text, r.commit, _origin(ws, r, turns, yours)) for r in blamed]

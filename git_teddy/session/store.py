@@ -31,6 +31,7 @@ from git_teddy.artifacts.names import (
 from git_teddy.artifacts.trailers import format_message, parse_trailers
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
+from git_teddy.gitstore.repo import RefInTheWay
 from git_teddy.redact import Finding, redact
 from git_teddy.session.models import (
     SessionSummary,
@@ -122,7 +123,14 @@ class SessionStore:
 
     def _create_session_once(self, name: str, channel: str, now: datetime) -> str:
         session = new_session_id(now.date(), name, set(self.session_ids()))
-        base = self.take_snapshot(session, f"teddy: base snapshot of session {session}")
+        branch = self.branch_ref(session, MAIN_BRANCH)
+        # Refuse a clash (a branch `teddy` where teddy/ must be a folder) before any object.
+        # The snapshot's id is not known yet; only the folders above it can clash.
+        for ref in (branch, self.snapshot_ref(session, "0")):
+            if blocking := self.repo.ref_in_the_way(ref):
+                raise _ref_clash(self.prefix, blocking)
+        message = f"teddy: base snapshot of session {session}"
+        base = snapshot_worktree(self.repo, message)
         files = {SESSION_CONTEXT: b""}
         meta = {"session_id": session, "started": now.isoformat(), "channel": channel}
         files.update(self.write_log(self.repo.write_tree(None, files), meta))
@@ -135,8 +143,22 @@ class SessionStore:
         tree = self.repo.write_tree(None, files)
         message = format_message(f"teddy: new session {session}", trailers)
         root = self.repo.write_commit(tree, [], message)
-        self.repo.update_ref(self.branch_ref(session, MAIN_BRANCH), root, None, "new session")
+        # The branch first, so a lost race leaves nothing of ours; then the snapshot ref,
+        # and if that fails (or is interrupted) the branch goes again: never half a session.
+        self._update_ref(branch, root, None, "new session")
+        try:
+            self.keep_snapshot(session, base)
+        except BaseException:
+            self.repo.delete_ref(branch, root)
+            raise
         return session
+
+    def _update_ref(self, name: str, new: str, expected: str | None, reason: str) -> None:
+        """GitRepo.update_ref, a ref clash worded with the way out (another prefix)."""
+        try:
+            self.repo.update_ref(name, new, expected, reason)
+        except RefInTheWay as clash:
+            raise _ref_clash(self.prefix, clash.blocking) from None
 
     def now(self) -> datetime:
         """The time git would record for a commit now (fixed in tests by GIT_COMMITTER_DATE)."""
@@ -349,7 +371,7 @@ class SessionStore:
         if count:
             trailers = {**trailers, "Teddy-Redacted": str(count)}
         commit = self.repo.write_commit(tree, [tip], format_message(subject, trailers))
-        self.repo.update_ref(ref, commit, local, subject)
+        self._update_ref(ref, commit, local, subject)
         return commit
 
     def create_branch(self, ref: TurnRef) -> str:
@@ -374,7 +396,7 @@ class SessionStore:
     def _new_branch(self, session: str, depth: int, start: str) -> str:
         taken = self.turn_names(session) | set(self.branches(session))
         name = new_branch_name(depth, taken)
-        self.repo.update_ref(self.branch_ref(session, name), start, None, f"branch {name}")
+        self._update_ref(self.branch_ref(session, name), start, None, f"branch {name}")
         self.set_current_branch(session, name)
         return name
 
@@ -399,7 +421,7 @@ class SessionStore:
         if self.repo.read_ref(ref) == sha:
             return
         try:
-            self.repo.update_ref(ref, sha, None, "keep snapshot")
+            self._update_ref(ref, sha, None, "keep snapshot")
         except ConcurrentUpdateError:
             if self.repo.read_ref(ref) != sha:  # someone kept the same snapshot: fine
                 raise
@@ -420,6 +442,25 @@ def redact_files(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], dict[str
         if found:
             findings[path] = found
     return clean, findings
+
+
+def _ref_clash(prefix: str, blocking: str) -> TeddyError:
+    """A ref of the user's holds a name git-teddy's refs need as a folder (or the reverse);
+    git cannot have both, so the user renames theirs or moves git-teddy's."""
+    other = "teddy-ai/" if prefix == "ai/" else "ai/"
+    where = f"{branches_prefix(prefix)} and {snapshots_prefix(prefix)}"
+    if blocking.startswith("refs/heads/"):
+        short = blocking.removeprefix("refs/heads/")
+        what, rename = f"your branch {short!r} ({blocking})", f"`git branch -m {short} <new-name>`"
+    else:
+        moved = f"`git update-ref <new-name> {blocking} && git update-ref -d {blocking}`"
+        what, rename = f"the ref {blocking}", moved
+    return TeddyError(
+        f"{what} is in the way: git-teddy keeps its refs in {where}, "
+        "and git cannot have a ref and a folder of refs of the same name",
+        f"rename it ({rename}), or give git-teddy another ref prefix: "
+        f"`git config teddy.refPrefix {other}`",
+    )
 
 
 def _unknown_session(spec: str) -> TeddyError:
