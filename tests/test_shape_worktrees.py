@@ -111,12 +111,17 @@ def test_the_users_hooks_never_run_in_scratch_worktrees(
         # Each notes where it ran; post-checkout also fails, as a broken LFS install would.
         hook(repo, name, f'echo "{name} $PWD" >> "{marker}"')
     hook(repo, "post-checkout", f'echo "post-checkout $PWD" >> "{marker}"; exit 1')
+    monitor = tmp_path / "fsmonitor"  # a hook-based filesystem monitor, failing
+    monitor.write_text(f'#!/bin/sh\necho "fsmonitor $PWD" >> "{marker}"; exit 1\n')
+    monitor.chmod(0o755)
+    git(repo, env, "config", "core.fsmonitor", str(monitor))
     if hooks_path:  # the user's hooks live elsewhere (husky and the like)
         shutil.move(repo / ".git" / "hooks", tmp_path / "user-hooks")
         git(repo, env, "config", "core.hooksPath", str(tmp_path / "user-hooks"))
     # The hooks work in the user's checkout (the failing one fails git checkout there).
     assert run(["git", "checkout", "-q", "-b", "topic"], repo, env).returncode == 1
     assert f"post-checkout {repo}\n" in marker.read_text()
+    assert f"fsmonitor {repo}\n" in marker.read_text()
     marker.unlink()
 
     session = start(repo, teddy, create("new.txt", "new\n"), execute("echo ran"))

@@ -31,8 +31,9 @@ LOCK_REASON = "git-teddy scratch worktree: plans run here; git teddy resets and 
 
 def _hookless(no_hooks: Path) -> list[str]:
     """Config that runs none of the user's hooks: a post-checkout hook (LFS and the like)
-    must neither break a scratch worktree nor see it. `no_hooks` holds none."""
-    return ["-c", f"core.hooksPath={no_hooks}"]
+    must neither break a scratch worktree nor see it. `no_hooks` holds none; a hook-based
+    filesystem monitor (core.fsmonitor) is the user's hook too."""
+    return ["-c", f"core.hooksPath={no_hooks}", "-c", "core.fsmonitor=false"]
 
 
 @dataclass
