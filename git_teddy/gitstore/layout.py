@@ -10,6 +10,8 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       tmp/                     temporary indexes of working-tree snapshots
       worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
       hooks/                   the post-commit hook of scratch worktrees
+      no-hooks/                an empty hooks folder: teddy's other git calls in scratch
+                               worktrees run none of the user's hooks (it need not exist)
       sessions/<id>/branch     the conversation branch the session continues on
       sessions/<id>/placed     snapshots `restore` put in the working tree
       failed-plans/<id>/       unusable model replies, kept for the user to fix
@@ -63,6 +65,10 @@ class Layout:
     @property
     def runtime_hooks(self) -> Path:
         return self.root / "hooks"
+
+    @property
+    def no_hooks(self) -> Path:
+        return self.root / "no-hooks"
 
     # ---- kept for the user -----------------------------------------------------------------
 

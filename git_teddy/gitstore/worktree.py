@@ -4,10 +4,17 @@ Creating a worktree checks out every file; on a big repository that dominates a 
 worktrees are kept and reused: moving one to another snapshot with `git reset --hard` only
 rewrites the files that differ. A lock file with the owner's pid keeps two runs apart; a
 lock whose process is gone is stale, and the next run takes the worktree over.
+
+The worktrees are teddy's, and the user's repository is not: each is locked in git with a
+reason (so the user's `git worktree prune` keeps it and `git worktree list` names it), none
+of teddy's git calls in them runs the user's hooks, none inherits the user's sparse
+patterns, and teddy never prunes: registrations of the user's own worktrees stay, even
+while their folders are away.
 """
 
 import contextlib
 import os
+import shutil
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,12 +26,21 @@ from git_teddy.gitstore import runner
 from git_teddy.gitstore.repo import GitRepo
 
 POOL_SIZE = 8
+LOCK_REASON = "git-teddy scratch worktree: plans run here; git teddy resets and reuses it"
+
+
+def _hookless(no_hooks: Path) -> list[str]:
+    """Config that runs none of the user's hooks: a post-checkout hook (LFS and the like)
+    must neither break a scratch worktree nor see it. `no_hooks` holds none; a hook-based
+    filesystem monitor (core.fsmonitor) is the user's hook too."""
+    return ["-c", f"core.hooksPath={no_hooks}", "-c", "core.fsmonitor=false"]
 
 
 @dataclass
 class Worktree:
     path: Path
     lock: Path
+    no_hooks: Path  # an empty hooks folder: the user's hooks never run here
     linked: list[str] = field(default_factory=list)  # ignored paths linked from the checkout
     recovered_stale: bool = False  # an interrupted run had left this worktree behind
 
@@ -33,9 +49,12 @@ class Worktree:
         the next run can stop what it left running."""
         self.lock.write_text(f"{os.getpid()} {pgid or ''}".strip())
 
-    def _git(self, args: list[str], env: dict[str, str] | None = None) -> str:
+    def _git(
+        self, args: list[str], env: dict[str, str] | None = None, hooks: Path | None = None
+    ) -> str:
         # Isolated: the worktree's own repository, whatever GIT_DIR the user's shell has.
-        return runner.output(args, self.path, env, isolated=True)
+        config = _hookless(hooks or self.no_hooks)
+        return runner.output([*config, *args], self.path, env, isolated=True)
 
     def stage_all(self) -> str:
         """Stage every file of the worktree except the links to ignored paths; the tree id."""
@@ -46,8 +65,8 @@ class Worktree:
     def commit_staged(self, message: str, hooks: Path, env: dict[str, str]) -> str:
         """Commit what is staged, unsigned, with the hooks of folder `hooks` (the pre-commit
         and commit-msg hooks skipped); the new commit's id."""
-        config = ["-c", f"core.hooksPath={hooks}", "-c", "commit.gpgsign=false"]
-        self._git([*config, "commit", "--quiet", "--no-verify", "-m", message], env)
+        config = ["-c", "commit.gpgsign=false"]
+        self._git([*config, "commit", "--quiet", "--no-verify", "-m", message], env, hooks)
         return self._git(["rev-parse", "HEAD"]).strip()
 
 
@@ -94,26 +113,68 @@ def _link_ignored_paths(repo: GitRepo, tree: Path, links: list[str]) -> list[str
     return linked
 
 
+def _own_git_dir(path: Path) -> Path | None:
+    """The administrative folder of the pooled worktree at `path` when it is one teddy made
+    (locked) and git still knows; None when it is missing, broken or made unlocked by an
+    older git-teddy."""
+    try:
+        pointer = (path / ".git").read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return None
+    if not pointer.startswith("gitdir: "):
+        return None
+    git_dir = path / pointer.removeprefix("gitdir: ").strip()  # relative or absolute
+    return git_dir if (git_dir / "locked").is_file() else None
+
+
+def _make_full(path: Path, git_dir: Path) -> None:
+    """No sparse checkout in the scratch worktree: with extensions.worktreeConfig, `worktree
+    add` copies the current worktree's config (core.sparseCheckout too), and a CREATE
+    outside the user's cone could then not be staged. Only this worktree's files change."""
+    (git_dir / "info" / "sparse-checkout").unlink(missing_ok=True)
+    config = git_dir / "config.worktree"
+    if config.is_file():
+        runner.output(
+            ["config", "--file", str(config), "core.sparseCheckout", "false"], path, isolated=True
+        )
+
+
 def _add(repo: GitRepo, path: Path, commit: str) -> None:
-    """A new linked worktree at `path`, detached at `commit` (stale registrations pruned)."""
-    runner.output(["worktree", "prune"], repo.cwd)
-    runner.output(
-        ["worktree", "add", "--force", "--detach", "--quiet", str(path), commit], repo.cwd
-    )
+    """A new linked worktree at `path`, detached at `commit` and locked. Whatever was at
+    `path` is teddy's own and remade; git drops a registration left for `path` (its folder
+    gone) itself when `--force` is given twice, so nothing is pruned."""
+    if path.is_symlink():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)  # links to the user's ignored paths are unlinked, not followed
+    no_hooks = repo.layout.no_hooks
+    # core.sparseCheckout=false: the user's sparse patterns are not copied into it.
+    config = [*_hookless(no_hooks), "-c", "core.sparseCheckout=false"]
+    add = ["worktree", "add", "--force", "--force", "--detach", "--no-checkout", "--quiet"]
+    lock = ["--lock", "--reason", LOCK_REASON]
+    runner.output([*config, *add, *lock, str(path), commit], repo.cwd)
+    git_dir = _own_git_dir(path)
+    if git_dir is None:  # git made it, so this cannot happen unless git changes its layout
+        raise TeddyError(
+            f"git made the scratch worktree {path} in a way git-teddy does not know",
+            "report this with your `git --version`",
+        )
+    _make_full(path, git_dir)
+    _reset(path, commit, no_hooks)
 
 
-def _reset(path: Path, commit: str) -> None:
+def _reset(path: Path, commit: str, no_hooks: Path) -> None:
     """Move a pooled worktree to `commit`: only files that differ are rewritten."""
-    runner.output(["reset", "--quiet", "--hard", commit], path, isolated=True)
+    runner.output([*_hookless(no_hooks), "reset", "--quiet", "--hard", commit], path, isolated=True)
     # -x also removes ignored leftovers of the previous run (build output, caches).
-    runner.output(["clean", "-ffdxq"], path, isolated=True)
+    runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
 
 
 def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
-    if (path / ".git").is_file():
-        _reset(path, commit)
-    else:
+    if _own_git_dir(path) is None:
         _add(repo, path, commit)
+    else:
+        _reset(path, commit, repo.layout.no_hooks)
 
 
 @contextmanager
@@ -127,7 +188,7 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
             continue
         try:
             _prepare(repo, path, commit)
-            worktree = Worktree(path, lock, recovered_stale=state is False)
+            worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=state is False)
             worktree.linked = _link_ignored_paths(repo, path, links)
             yield worktree
         finally:

@@ -31,7 +31,9 @@ def worktree_tree(cwd: Path, index: Path, scratch: Path) -> str:
         if index.exists():
             _copy_keeping_mtime(index, temp_index)
         env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
-        runner.output(["add", "--all", "--", ":/"], cwd, env)
+        # --sparse: in a sparse checkout a file outside the cone (one a turn applied) is
+        # part of the working tree too; entries git keeps out of it (skip-worktree) stay.
+        runner.output(["add", "--sparse", "--all", "--", ":/"], cwd, env)
         return runner.output(["write-tree"], cwd, env).strip()
     finally:
         temp_index.unlink(missing_ok=True)

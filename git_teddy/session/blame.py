@@ -107,7 +107,7 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     # user's own, not yet in any turn or commit. (git 2.39 can't blame --contents at a rev.)
     mine = snapshot_worktree(ws.repo, "teddy: blame of the working tree", rev)
     # Nothing of the user's on top when the working tree is `rev`: its lines are not theirs.
-    yours = UNCOMMITTED if mine == rev else mine
+    yours = "" if mine == rev else mine  # "": no commit of theirs to match
     try:
         blamed = ws.repo.blame(mine, rel, line)
     except LineOutOfRange:
