@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from testing.commands import Teddy, git
-from testing.plans import edit
+from testing.plans import edit, plan_text
 from testing.sessions import start
 
 
@@ -34,3 +34,23 @@ def test_blame_bad_input(repo: Path, teddy: Teddy) -> None:
         result = teddy(repo, "blame", target)
         assert result.returncode == 1, target
         assert message in result.stderr and "hint: " in result.stderr
+
+
+def test_blame_in_the_same_second_credits_the_later_turn(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    """The sealed environment gives every commit the same date, as two quick turns get: the
+    newer turn still wins (its result holds the older turn's line too)."""
+    (repo / "app.py").write_text("one\ntwo\n")
+    git(repo, env, "commit", "-qam", "two lines")
+    session = start(repo, teddy, edit("app.py", "one", "ONE by turn 01"))
+    teddy.ok(repo, "execute", "-y")
+    plan = repo.parent / "plan2.md"
+    plan.write_text(plan_text(edit("app.py", "two", "TWO by turn 02")))
+    teddy.ok(repo, "plan", "-m", "again", "--from-file", str(plan))
+    teddy.ok(repo, "execute", "-y")
+    rows = [line.split(None, 2) for line in teddy.ok(repo, "blame", "app.py").stdout.splitlines()]
+    assert {int(number): origin for number, origin, _ in rows} == {
+        1: f"{session}/01",
+        2: f"{session}/02",
+    }

@@ -50,6 +50,13 @@ def _turn_snapshots(ws: Workspace) -> dict[str, tuple[str, int]]:
     return found
 
 
+def _newest(snapshots: list[str], turns: dict[str, tuple[str, int]]) -> str:
+    """The newest of `snapshots`: by commit time, and within one second (commit dates have no
+    finer grain) by the order of the turns, which `_turn_snapshots` lists oldest first."""
+    order = {snapshot: position for position, snapshot in enumerate(turns)}
+    return max(snapshots, key=lambda s: (turns[s][1], order[s]))
+
+
 def _base_of(ws: Workspace, tree: str, turn: str) -> str | None:
     """The snapshot a turn started from, as its turn.yaml in a session tree records it."""
     record = ws.repo.read_file(tree, f"{turn}/{TURN_RECORD}")
@@ -100,7 +107,7 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     rel = file.relative_to(ws.repo.toplevel).as_posix()
     turns = _turn_snapshots(ws)
     holding = [s for s in turns if ws.repo.read_blob(ws.repo.read_commit(s).tree, rel)]
-    rev = max(holding, key=lambda s: turns[s][1]) if holding else (ws.repo.head_commit() or "")
+    rev = _newest(holding, turns) if holding else (ws.repo.head_commit() or "")
     if not rev:
         raise TeddyError(f"{rel} has no history yet", "commit it, or let a turn create it")
     # The working tree as a commit on top of that snapshot: lines it alone brings are the
