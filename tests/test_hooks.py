@@ -48,8 +48,8 @@ def break_interpreter(hook: Path, tmp_path: Path) -> None:
     write_hook(broken, "#!/bin/sh\necho 'broken interpreter' >&2\nexit 1\n")
     text = hook.read_text()
     new = re.sub(
-        r"TEDDY_HOOK_REF_PREFIX='teddy/' \S+ -m",
-        f"TEDDY_HOOK_REF_PREFIX='teddy/' {broken} -m",
+        r"TEDDY_HOOK_REF_PREFIX='teddy/' \S+ -I -m",
+        f"TEDDY_HOOK_REF_PREFIX='teddy/' {broken} -I -m",
         text,
     )
     assert new != text
@@ -102,7 +102,7 @@ def test_install_creates_executable_hooks_and_uninstall_deletes_them(
 def test_the_block_records_the_interpreter(repo: Path, teddy: Teddy, env: dict) -> None:
     teddy.ok(repo, "hooks", "install")
     text = hook_path(repo, env, "prepare-commit-msg").read_text()
-    python = re.search(r"TEDDY_HOOK_REF_PREFIX='teddy/' (\S+) -m git_teddy", text)
+    python = re.search(r"TEDDY_HOOK_REF_PREFIX='teddy/' (\S+) -I -m git_teddy", text)
     assert python
     probe = run([python.group(1), "-c", "import git_teddy.hooks.pre_push"], repo, env)
     assert probe.returncode == 0, probe.stderr
@@ -330,3 +330,19 @@ def test_pre_push_fails_closed_only_for_session_refs(
     result = teddy(repo, "push", "origin")
     assert result.returncode != 0
     assert "git-teddy pre-push hook could not run" in result.stderr + result.stdout
+
+
+def test_the_repository_files_never_shadow_the_hooks_code(
+    repo: Path, teddy: Teddy, env: dict[str, str], applied: str
+) -> None:
+    """Hooks run at the top of the working tree: a project file named like a module of
+    git_teddy (or of the standard library) must not be what the hook imports (`python -I`)."""
+    marker = repo.parent / "shadowed"
+    for module in ("git_teddy/__init__.py", "git_teddy/hooks/__init__.py", "json.py"):
+        write_hook(repo / module, f"open({str(marker)!r}, 'w').close()\n")
+    teddy.ok(repo, "hooks", "install")
+    git(repo, env, "add", "x.txt")
+    result = run(["git", "commit", "-qm", "add x"], repo, env, check=True)
+    assert "warning" not in result.stderr
+    assert not marker.exists()
+    assert trailers(repo, env) == [f"Teddy-Session: {applied}", "Teddy-Turn: 01"]

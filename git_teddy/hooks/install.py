@@ -132,7 +132,7 @@ def _not_shell_error(name: str, path: Path, text: str) -> TeddyError:
     return TeddyError(
         f"{path} is a {interpreter(text)} script; git-teddy can add its block to shell hooks only",
         f"call git-teddy's {name} hook from it yourself: run "
-        f"`{sys.executable} -m git_teddy.hooks.{name.replace('-', '_')}` with the hook's "
+        f"`{sys.executable} -I -m git_teddy.hooks.{name.replace('-', '_')}` with the hook's "
         "arguments (and, for pre-push, its stdin)",
     )
 

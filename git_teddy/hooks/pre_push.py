@@ -1,6 +1,6 @@
 """pre-push: refuses to push session refs that hold an unredacted secret.
 
-Runs as `python -m git_teddy.hooks.pre_push REMOTE URL` with git's
+Runs as `python -I -m git_teddy.hooks.pre_push REMOTE URL` with git's
 `<local ref> <local sha> <remote ref> <remote sha>` lines on stdin. What is scanned:
 - session branches (`refs/heads/<prefix>...`): every file each new commit adds or changes,
   new meaning not on the remote already (`git rev-list <local> --not <remote sha>

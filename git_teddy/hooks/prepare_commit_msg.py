@@ -8,7 +8,7 @@ it. The most recent such turn is named; `--if-exists addIfDifferent` keeps it id
 Merges and squashes are skipped. An amend (`--amend`, `--amend --no-edit`) is counted against
 HEAD's parent, so its trailers stay; `--amend -m MSG` cannot be told apart from a plain
 `-m` (git passes no sign of the amend), so a new message written that way has none.
-Runs as `python -m git_teddy.hooks.prepare_commit_msg MSG_FILE [SOURCE [SHA]]`; any failure
+Runs as `python -I -m git_teddy.hooks.prepare_commit_msg MSG_FILE [SOURCE [SHA]]`; any failure
 is a warning, never a failed commit.
 """
 
