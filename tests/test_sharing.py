@@ -90,3 +90,25 @@ def test_push_needs_a_remote(repo: Path, teddy: Teddy) -> None:
     teddy.ok(repo, "new", "lonely")
     result = teddy(repo, "push")
     assert result.returncode == 1 and "no remote named 'origin'" in result.stderr
+
+
+def test_a_session_that_came_by_plain_git_says_what_is_missing(
+    clones: tuple[Path, Path], teddy: Teddy, env: dict, replies: Path, tmp_path: Path
+) -> None:
+    """`git push --all` publishes session branches without their snapshot refs: in a fresh
+    clone (its own objects only: --no-local), restore says which object is missing
+    and how to get it, instead of crashing (exit 3)."""
+    mine, _ = clones
+    session = teddy.ok(mine, "new", "plain").stdout.strip()
+    turns(mine, teddy, replies, plan_text(create("a.txt", "a\n")))
+    git(mine, env, "push", "-q", "--all", "origin")
+    clone = tmp_path / "by-plain-git"
+    git(tmp_path, env, "clone", "-q", "--no-local", str(tmp_path / "remote.git"), str(clone))
+    git(clone, env, "fetch", "-q", "origin", "+refs/heads/*:refs/heads/*", "--update-head-ok")
+    teddy.ok(clone, "show", f"{session}/01")  # the session branch itself is all here
+    result = teddy(clone, "restore", "01", "-s", session)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "is not in this repository" in result.stderr
+    assert "hint: " in result.stderr and "git teddy fetch" in result.stderr
+    assert not (clone / "a.txt").exists()
+    git(clone, env, "fsck", "--strict", "--no-dangling")

@@ -121,6 +121,10 @@ def parse_blame(porcelain: str) -> list[BlamedLine]:
     return rows
 
 
+class MissingObject(TeddyError):
+    """An object git-teddy needs is not in the repository (a snapshot never fetched)."""
+
+
 class GitRepo:
     """A discovered repository with a working tree: `git -C`, GIT_DIR/GIT_WORK_TREE and
     linked worktrees are honoured because discovery is left to `git rev-parse`."""
@@ -279,8 +283,22 @@ class GitRepo:
 
     # ---- objects --------------------------------------------------------------------------
 
+    def _object(self, sha: bytes) -> ShaFile:
+        """An object of the repository, or a MissingObject error that says what to do: a
+        session that reached a clone by plain `git push`/`git clone` has its branches but
+        not the snapshots they name."""
+        try:
+            return self.dulwich[sha]
+        except KeyError:
+            raise MissingObject(
+                f"object {sha.decode()} is not in this repository",
+                "if it belongs to a session that came by plain git (git push --all, git clone),"
+                " fetch the session with its snapshots: `git teddy fetch REMOTE` (the author"
+                " shares it with `git teddy push`)",
+            ) from None
+
     def read_commit(self, sha: str) -> CommitInfo:
-        commit = self.dulwich[sha.encode()]
+        commit = self._object(sha.encode())
         if not isinstance(commit, Commit):
             raise TeddyError(f"{sha} is not a commit", "check the id you gave")
         return CommitInfo(
@@ -301,12 +319,12 @@ class GitRepo:
             sha = info.parents[0] if info.parents else None
 
     def _tree_at(self, tree_sha: str, path: str) -> Tree | Blob | None:
-        obj = self.dulwich[tree_sha.encode()]
+        obj = self._object(tree_sha.encode())
         for part in PurePosixPath(path).parts:
             if not isinstance(obj, Tree) or part.encode() not in obj:
                 return None
             _, sha = obj[part.encode()]
-            obj = self.dulwich[sha]
+            obj = self._object(sha)
         return obj if isinstance(obj, Tree | Blob) else None
 
     def read_file(self, tree_sha: str, path: str) -> bytes | None:
@@ -334,7 +352,7 @@ class GitRepo:
         return ids
 
     def read_object(self, sha: str) -> bytes:
-        return self.dulwich[_oid(sha)].as_raw_string()
+        return self._object(_oid(sha)).as_raw_string()
 
     def list_files(self, tree_sha: str) -> list[str]:
         """Every file path in a tree (git walks big trees far faster than Python would)."""
@@ -343,7 +361,7 @@ class GitRepo:
 
     def list_dir(self, tree_sha: str, path: str = "") -> dict[str, bool]:
         """Names in a folder of a tree, each mapped to whether it is itself a folder."""
-        obj = self._tree_at(tree_sha, path) if path else self.dulwich[tree_sha.encode()]
+        obj = self._tree_at(tree_sha, path) if path else self._object(tree_sha.encode())
         if not isinstance(obj, Tree):
             return {}
         return {e.path.decode(): e.mode == TREE_MODE for e in obj.iteritems()}
@@ -385,7 +403,7 @@ class GitRepo:
                 nested[head] = data
         tree = Tree()
         if base_tree:
-            base = self.dulwich[base_tree.encode()]
+            base = self._object(base_tree.encode())
             assert isinstance(base, Tree)
             for entry in base.iteritems():
                 tree.add(entry.path, entry.mode, entry.sha)
