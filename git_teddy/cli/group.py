@@ -6,7 +6,9 @@ import importlib
 import click
 
 from git_teddy import __version__
+from git_teddy.cli.color import color_option
 from git_teddy.cli.commands import COMMANDS
+from git_teddy.cli.terminal import remember_quiet
 
 
 class LazyGroup(click.Group):
@@ -32,5 +34,16 @@ class LazyGroup(click.Group):
 @click.version_option(
     __version__, "--version", prog_name="git-teddy", message="%(prog)s %(version)s"
 )
+@color_option
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print no progress lines on stderr (results, warnings and errors still show).",
+    expose_value=False,
+    callback=remember_quiet,
+)
 def cli() -> None:
     """Pair-program with AI models; every prompt, plan and result is git history."""
+    # --color and -q are read where used (git_teddy.cli.color, the console's `progress`)
+    # from ctx.meta: deciding colour reads git config, which most commands never need.

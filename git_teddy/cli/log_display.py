@@ -1,6 +1,6 @@
 """The session log for a terminal (pure): metadata, then each phase with its callouts drawn
-as coloured bars. Styles are ANSI codes that `click.echo` drops when output is piped, so
-the same text reads plain in a file or a pager."""
+as coloured bars. Styles are ANSI codes that the caller's `click.echo` keeps or drops as
+git_teddy.cli.color decides (by default: kept on a terminal, dropped when piped)."""
 
 import click
 

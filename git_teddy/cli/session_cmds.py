@@ -2,6 +2,7 @@
 
 import click
 
+from git_teddy.cli.color import color_option
 from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.session import views
@@ -28,6 +29,7 @@ def new(name: str, channel: str | None) -> None:
 @click.command()
 @click.argument("target", required=False, metavar="[SESSION[/TURN]]")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@color_option
 def show(target: str | None, as_json: bool) -> None:
     """Show a session (default: the latest): its summary, its turns and its log
     (session.md, callouts formatted in a terminal); or, with SESSION/TURN, one turn's files."""
@@ -41,6 +43,7 @@ def show(target: str | None, as_json: bool) -> None:
         else:
             click.echo(views.turn_text(ref.session, ref.turn, commits, files))
         return
+    from git_teddy.cli.color import use_color
     from git_teddy.cli.log_display import display_log
 
     session = store.resolve_session(target)
@@ -57,7 +60,7 @@ def show(target: str | None, as_json: bool) -> None:
         return
     click.echo(views.session_text(summary, turns, store.branch_ref(session, "main")))
     if log:
-        click.echo("\n" + display_log(log), nl=False)
+        click.echo("\n" + display_log(log), nl=False, color=use_color())
 
 
 @click.command()

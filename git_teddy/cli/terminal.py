@@ -32,12 +32,27 @@ def _asking() -> Iterator[None]:
         raise Interrupted from None
 
 
+QUIET = "git_teddy.quiet"  # in click's ctx.meta, which every command shares with the group
+
+
+def remember_quiet(ctx: click.Context, _param: click.Parameter, quiet: bool) -> None:
+    """The callback of the group's -q/--quiet."""
+    if quiet:
+        ctx.meta[QUIET] = True
+
+
+def _quiet() -> bool:
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and bool(ctx.meta.get(QUIET))
+
+
 class _Console:
-    """What every CLI UI tells: output on stdout, progress on stderr, a model's live status
-    only when stderr is a terminal; and the manual provider's paste from stdin."""
+    """What every CLI UI tells: output on stdout, progress on stderr (none with -q), a model's
+    live status only when stderr is a terminal; and the manual provider's paste from stdin."""
 
     def progress(self, text: str) -> None:
-        click.echo(text, err=True)
+        if not _quiet():
+            click.echo(text, err=True)
 
     def show(self, text: str) -> None:
         click.echo(text)
