@@ -456,6 +456,14 @@ class Settings:
     def from_env(cls, git_values: Mapping[str, list[str]]) -> "Settings":
         return cls(git_values, os.environ)
 
+    @classmethod
+    def verified(cls, git_values: Mapping[str, list[str]]) -> "Settings":
+        """The settings, every value checked (the first bad one raised): what every command
+        reads before it acts, the fast paths included."""
+        settings = cls.from_env(git_values)
+        settings.check()
+        return settings
+
     def replaced(self, setting: Setting, value: str) -> "Settings":
         """These settings with `setting` set to `value`, as its environment variable would."""
         return Settings(self._git, {**self._environ, setting.env: value})

@@ -35,8 +35,7 @@ def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = 
     """The index, brought up to date with the refs (or rebuilt from them). `need_agents`:
     the caller reads the agents table, so it is decoded here (and rebuilt if broken)."""
     location = plumbing.locate(cwd)
-    settings = Settings.from_env(plumbing.read_config(location.cwd, "teddy"))
-    settings.check()  # as open_workspace does: a bad value stops every command alike
+    settings = Settings.verified(plumbing.read_config(location.cwd, "teddy"))
     prefix = settings.ref_prefix
     refs = plumbing.list_refs(location.cwd, *session_ref_patterns(prefix))
     sessions = group_session_refs(refs, prefix)

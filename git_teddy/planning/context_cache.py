@@ -79,12 +79,10 @@ class State:
             # Stored answers all came from a token cache: without one, none can be valid.
             raise Miss("no token-count cache") from None
         self.config = plumbing.read_config(place.location.cwd, "teddy")
-        settings = Settings.from_env(self.config)
         try:
-            settings.check()
+            prefix = Settings.verified(self.config).ref_prefix
         except TeddyError:
             raise Miss("a bad setting: the full command says which") from None
-        prefix = settings.ref_prefix
         # Which token-count cache file: it is replaced, never rewritten in place.
         self.tokens = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns]
         self.environ = _environ_digest()

@@ -20,8 +20,7 @@ def open_workspace(cwd: Path | None = None) -> Workspace:
     """The repository at `cwd`. Every setting is checked here, so a bad value stops a command
     before it acts on anything."""
     repo = GitRepo.discover(cwd)
-    settings = repo_settings(repo)
-    settings.check()
+    settings = Settings.verified(repo.config("teddy"))
     store = SessionStore(repo, settings.ref_prefix, LogWriter(repo, settings.choice(SUBAGENT_MODE)))
     return Workspace(repo, settings, store)
 
