@@ -1,7 +1,8 @@
 """One git layer, read from the source with `ast` (a module added tomorrow is checked too):
 
-- every process git-teddy starts, it starts in `gitstore/runner.py`, with exactly two named
-  exceptions: the user's EXECUTE commands and the clipboard tools, each in one module;
+- every process git-teddy starts, it starts in `gitstore/runner.py`, with exactly three named
+  exceptions: the user's EXECUTE commands, the clipboard tools and the pager, each in one
+  module;
 - git's arguments (a list or tuple literal starting with "git") are spelled only inside
   `gitstore/`, and outside it nobody calls the runner: callers use named operations;
 - the runner and the other modules the fast paths use (hooks, `list`, `context`) load
@@ -26,6 +27,7 @@ GIT_LAYER = "gitstore/"
 PROCESS_EXCEPTIONS = {
     "execute/actions.py": "runs the user's EXECUTE commands",
     "llm/clipboard.py": "runs the clipboard tools",
+    "cli/pager.py": "runs the user's pager",
 }
 PROCESS_MODULES = {"subprocess", "pty", "asyncio.subprocess"}
 OS_PROCESS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")

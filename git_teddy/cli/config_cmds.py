@@ -2,6 +2,7 @@
 
 import click
 
+from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.index.views import table
@@ -11,6 +12,7 @@ from git_teddy.settings import DEFAULT, ENVIRONMENT, Entry
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the settings as JSON.")
+@page_output
 def config(as_json: bool) -> None:
     """List every setting with its value and where that comes from: its default, git config
     or an environment variable (TEDDY_..., which overrides git config).

@@ -8,6 +8,7 @@ import click
 from git_teddy import __version__
 from git_teddy.cli.color import color_option
 from git_teddy.cli.commands import COMMANDS
+from git_teddy.cli.pager import remember_no_pager
 from git_teddy.cli.terminal import remember_quiet
 
 
@@ -43,7 +44,16 @@ class LazyGroup(click.Group):
     expose_value=False,
     callback=remember_quiet,
 )
+@click.option(
+    "-P",
+    "--no-pager",
+    is_flag=True,
+    help="Do not pipe long output (show, log, blame, list, stats, config) into a pager.",
+    expose_value=False,
+    callback=remember_no_pager,
+)
 def cli() -> None:
     """Pair-program with AI models; every prompt, plan and result is git history."""
-    # --color and -q are read where used (git_teddy.cli.color, the console's `progress`)
-    # from ctx.meta: deciding colour reads git config, which most commands never need.
+    # --color, -q and --no-pager are read where used (git_teddy.cli.color, the console's
+    # `progress`, git_teddy.cli.pager) from ctx.meta: deciding colour or a pager reads git
+    # config, which most commands never need.

@@ -6,6 +6,7 @@ from typing import IO, Any
 
 import click
 
+from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
 from git_teddy.index.query import GROUPINGS, grouped, select, totals
 from git_teddy.index.refresh import refresh
@@ -49,6 +50,7 @@ def check_name(option: str, value: str | None) -> None:
 )
 @click.option("--channel", metavar="CHANNEL", help="Only sessions of this channel.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of sessions.")
+@page_output
 def list_sessions(
     status: str | None, agent: str | None, channel: str | None, as_json: bool
 ) -> None:
@@ -79,6 +81,7 @@ def list_sessions(
     help="Also give the figures per agent, channel or status.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@page_output
 def stats(group_by: str | None, as_json: bool) -> None:
     """Tokens, cost, turns, failure rate and average duration over all sessions.
 

@@ -33,9 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (also used by `python -m git_teddy`)."""
     import click
 
+    from git_teddy.cli.color import bare_color_is_always
     from git_teddy.cli.group import cli
     from git_teddy.ui import Interrupted
 
+    argv = bare_color_is_always(sys.argv[1:] if argv is None else argv)
     try:
         # Without standalone mode click returns what `ctx.exit(code)` asked for, or None.
         result = cli.main(args=argv, prog_name="git teddy", standalone_mode=False)

@@ -3,6 +3,7 @@
 import click
 
 from git_teddy.cli.color import color_option
+from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.session import views
@@ -30,6 +31,7 @@ def new(name: str, channel: str | None) -> None:
 @click.argument("target", required=False, metavar="[SESSION[/TURN]]")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @color_option
+@page_output
 def show(target: str | None, as_json: bool) -> None:
     """Show a session (default: the latest): its summary, its turns and its log
     (session.md, callouts formatted in a terminal); or, with SESSION/TURN, one turn's files."""
@@ -68,6 +70,7 @@ def show(target: str | None, as_json: bool) -> None:
 @click.option(
     "--json", "as_json", is_flag=True, help="Print every turn commit (plan, report) as JSON."
 )
+@page_output
 def log(session: str | None, as_json: bool) -> None:
     """Show the turn graph of a session across its conversation branches."""
     store = open_workspace().store

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import click
 
+from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import read_text
 from git_teddy.session.workspace import open_workspace
 
@@ -196,6 +197,7 @@ def branch(
 
 @click.command()
 @click.argument("target", metavar="FILE[:LINE]")
+@page_output
 def blame(target: str) -> None:
     """Show which session and turn last changed each line of FILE (or just LINE).
 
