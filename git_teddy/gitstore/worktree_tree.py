@@ -33,8 +33,10 @@ def worktree_tree(cwd: Path, index: Path, scratch: Path) -> str:
         env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
         # --sparse: in a sparse checkout a file outside the cone (one a turn applied) is
         # part of the working tree too; entries git keeps out of it (skip-worktree) stay.
-        runner.output(["add", "--sparse", "--all", "--", ":/"], cwd, env)
-        return runner.output(["write-tree"], cwd, env).strip()
+        # No hooks: the user's post-index-change hook is not for teddy's temporary index.
+        no_hooks = ["-c", f"core.hooksPath={scratch / 'no-hooks'}"]
+        runner.output([*no_hooks, "add", "--sparse", "--all", "--", ":/"], cwd, env)
+        return runner.output([*no_hooks, "write-tree"], cwd, env).strip()
     finally:
         temp_index.unlink(missing_ok=True)
         Path(f"{temp_index}.lock").unlink(missing_ok=True)

@@ -1,0 +1,285 @@
+"""Issue 13's repository-shape matrix: the whole flow (new -> plan -> execute -> restore ->
+blame) of the real `git teddy` in each repository shape users have, checking what git would
+check. Each shape's own corner cases are in its tests/test_shape_*.py file; here every shape
+runs the same two turns:
+
+- turn 01 EDITs `app.txt`, CREATEs `notes/new.txt` and EXECUTEs `cat app.txt`;
+- turn 02 EDITs `app.txt` again; then `restore 01` and `blame notes/new.txt`.
+
+After each step the files on disk are exactly what `git checkout` would write for their
+content (the smudge side of eol, filters and ident: see `checkout_form`), `git status` shows
+just the turn's changes, and at the end `git fsck --strict` is clean, the user's index is
+unchanged, the user's worktrees are as they were (teddy's own are locked), and no user hook
+ran. Shapes that cannot be served are refused before anything is written (the last tests).
+"""
+
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from testing.commands import Teddy, git, run
+from testing.plans import create, edit, execute, plan_text
+from testing.sessions import queue
+
+APP = "one\ntwo\nthree\n"
+ROT13 = "tr A-Za-z N-ZA-Mn-za-m"  # its own inverse: a clean and smudge filter pair
+HOOKS = ("post-checkout", "pre-commit", "commit-msg", "post-commit", "post-index-change")
+
+
+@dataclass
+class Shape:
+    """A repository shape: `build` makes it and returns the folder the user works in."""
+
+    name: str
+    build: Callable[[Path, dict[str, str]], Path]
+    check: Callable[[Path, dict[str, str]], None] = lambda work, env: None
+    on_disk: dict[str, bytes] = field(default_factory=dict)  # app.txt after turn 01, raw
+    pending: str = ""  # why this shape does not work yet (an expected failure until fixed)
+
+
+def _init(path: Path, env: dict[str, str], *options: str) -> Path:
+    git(path.parent, env, "init", "-q", *options, str(path))
+    return path
+
+
+def _commit(work: Path, env: dict[str, str], files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_bytes(text.encode())
+    git(work, env, "add", ".")
+    git(work, env, "commit", "-qm", "initial")
+
+
+def plain(tmp: Path, env: dict[str, str]) -> Path:
+    work = _init(tmp / "plain", env)
+    _commit(work, env, {"app.txt": APP})
+    return work
+
+
+def sha256(tmp: Path, env: dict[str, str]) -> Path:
+    made = run(["git", "init", "-q", "--object-format=sha256", str(tmp / "w")], tmp, env)
+    if made.returncode != 0:
+        pytest.skip(f"this git cannot create a SHA-256 repository: {made.stderr.strip()}")
+    _commit(tmp / "w", env, {"app.txt": APP})
+    return tmp / "w"
+
+
+def autocrlf(tmp: Path, env: dict[str, str]) -> Path:
+    """core.autocrlf=true: LF in the repository, CRLF on disk."""
+    work = _init(tmp / "crlf", env)
+    git(work, env, "config", "core.autocrlf", "true")
+    _commit(work, env, {"app.txt": APP.replace("\n", "\r\n")})
+    return work
+
+
+def eol_attribute(tmp: Path, env: dict[str, str]) -> Path:
+    """`* text eol=crlf` in .gitattributes, autocrlf unset."""
+    work = _init(tmp / "eol", env)
+    _commit(work, env, {".gitattributes": "*.txt text eol=crlf\n", "app.txt": APP})
+    (work / "app.txt").unlink()
+    git(work, env, "checkout", "--", "app.txt")  # now CRLF on disk, as git writes it
+    return work
+
+
+def clean_smudge_filter(tmp: Path, env: dict[str, str]) -> Path:
+    """A filter driver: the repository holds rot13, the disk plain text."""
+    work = _init(tmp / "filter", env)
+    git(work, env, "config", "filter.rot13.clean", ROT13)
+    git(work, env, "config", "filter.rot13.smudge", ROT13)
+    git(work, env, "config", "filter.rot13.required", "true")
+    _commit(work, env, {".gitattributes": "app.txt filter=rot13\n", "app.txt": APP})
+    return work
+
+
+def ident(tmp: Path, env: dict[str, str]) -> Path:
+    """The `ident` attribute: `$Id$` expanded on disk to the blob id."""
+    work = _init(tmp / "ident", env)
+    _commit(work, env, {".gitattributes": "app.txt ident\n", "app.txt": "$Id$\n" + APP})
+    (work / "app.txt").unlink()
+    git(work, env, "checkout", "--", "app.txt")
+    return work
+
+
+def linked_worktree(tmp: Path, env: dict[str, str]) -> Path:
+    """The user works in a linked worktree of their repository, on a feature branch."""
+    main = plain(tmp, env)
+    git(main, env, "worktree", "add", "-q", "-b", "feature", str(tmp / "linked"))
+    return tmp / "linked"
+
+
+def sparse_cone(tmp: Path, env: dict[str, str]) -> Path:
+    """A cone-mode sparse checkout of `notes/`: `far/` stays out of the working tree."""
+    work = _init(tmp / "sparse", env)
+    _commit(work, env, {"app.txt": APP, "far/x.txt": "far\n", "notes/keep.txt": "keep\n"})
+    git(work, env, "sparse-checkout", "set", "--cone", "notes")
+    return work
+
+
+def sparse_check(work: Path, env: dict[str, str]) -> None:
+    assert not (work / "far").exists()  # still outside the cone
+    assert git(work, env, "ls-files", "far").strip() == "far/x.txt"
+
+
+def user_hooks(tmp: Path, env: dict[str, str]) -> Path:
+    """core.hooksPath with hooks that fail and leave a mark: none may run for teddy."""
+    work = plain(tmp, env)
+    hooks = tmp / "hooks"
+    hooks.mkdir()
+    for name in HOOKS:
+        mark = f"echo {name} $(ps -o args= $PPID) >> '{tmp}/hooks-ran'"
+        (hooks / name).write_text(f"#!/bin/sh\n{mark}\nexit 1\n")
+        (hooks / name).chmod(0o755)
+    git(work, env, "config", "core.hooksPath", str(hooks))
+    return work
+
+
+def no_user_hook_ran(work: Path, env: dict[str, str]) -> None:
+    ran = work.parent / "hooks-ran"
+    assert not ran.exists(), ran.read_text()
+
+
+PENDING_CONVERSION = "applied files are raw blobs: checkout conversion comes with wip/checkout"
+SHAPES = [
+    Shape("plain", plain),
+    Shape("sha256", sha256),
+    Shape(
+        "autocrlf",
+        autocrlf,
+        on_disk={"app.txt": b"one\r\nTWO\r\nthree\r\n"},
+        pending=PENDING_CONVERSION,
+    ),
+    Shape(
+        "eol-attribute",
+        eol_attribute,
+        on_disk={"app.txt": b"one\r\nTWO\r\nthree\r\n"},
+        pending=PENDING_CONVERSION,
+    ),
+    Shape(
+        "filter",
+        clean_smudge_filter,
+        on_disk={"app.txt": b"one\nTWO\nthree\n"},
+        pending=PENDING_CONVERSION,
+    ),
+    Shape("ident", ident, pending=PENDING_CONVERSION),
+    Shape("linked-worktree", linked_worktree),
+    Shape("sparse-cone", sparse_cone, sparse_check),
+    Shape("user-hooks", user_hooks, no_user_hook_ran),
+]
+
+
+# ---- what git would check -----------------------------------------------------------------
+
+
+def _git_bytes(work: Path, env: dict[str, str], *args: str) -> bytes:
+    done = subprocess.run(["git", *args], cwd=work, env=env, capture_output=True, check=True)
+    return done.stdout
+
+
+def checkout_form(work: Path, env: dict[str, str], rel: str) -> bytes:
+    """The bytes `git checkout` writes for the content now in `rel`: cleaned into a blob as
+    `git add` would, then smudged back for that path."""
+    blob = _git_bytes(work, env, "hash-object", "-w", f"--path={rel}", rel).decode().strip()
+    return _git_bytes(work, env, "cat-file", "--filters", f"--path={rel}", blob)
+
+
+def assert_as_git_writes(work: Path, env: dict[str, str], *paths: str) -> None:
+    for rel in paths:
+        assert (work / rel).read_bytes() == checkout_form(work, env, rel), rel
+
+
+def repository_content(work: Path, env: dict[str, str], rel: str) -> str:
+    """What `git add` would store for `rel` (clean side), as text."""
+    blob = _git_bytes(work, env, "hash-object", "-w", f"--path={rel}", rel).decode().strip()
+    return _git_bytes(work, env, "cat-file", "blob", blob).decode()
+
+
+def user_state(work: Path, env: dict[str, str]) -> tuple[str, list[str]]:
+    """The user's index entries and their worktrees (teddy's own scratch ones left out)."""
+    index = git(work, env, "ls-files", "-s")
+    listed = git(work, env, "worktree", "list", "--porcelain").split("\n\n")
+    return index, sorted(entry for entry in listed if entry.strip() and "/teddy/" not in entry)
+
+
+def assert_teddy_worktrees_locked(work: Path, env: dict[str, str]) -> None:
+    listed = git(work, env, "worktree", "list", "--porcelain").split("\n\n")
+    ours = [entry for entry in listed if "/teddy/" in entry]
+    assert ours and all("\nlocked" in entry for entry in ours), ours
+
+
+def status(work: Path, env: dict[str, str]) -> list[str]:
+    # --no-optional-locks: this status must not refresh the index (post-index-change hook)
+    return sorted(
+        git(work, env, "--no-optional-locks", "status", "--porcelain", "-uall").splitlines()
+    )
+
+
+# ---- the flow ---------------------------------------------------------------------------------
+
+
+CASES = [
+    pytest.param(shape, id=shape.name, marks=[pytest.mark.xfail(reason=shape.pending, strict=True)])
+    if shape.pending
+    else pytest.param(shape, id=shape.name)
+    for shape in SHAPES
+]
+
+
+@pytest.mark.parametrize("shape", CASES)
+def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) -> None:
+    work = shape.build(tmp_path, env)
+    teddy = Teddy(env)
+    before = user_state(work, env)
+    queue(
+        replies,
+        plan_text(
+            edit("app.txt", "two", "TWO"), create("notes/new.txt", "new\n"), execute("cat app.txt")
+        ),
+        plan_text(edit("app.txt", "three", "THREE")),
+    )
+    session = teddy.ok(work, "new", "shape").stdout.strip()
+    teddy.ok(work, "plan", "-m", "first")
+    teddy.ok(work, "execute", "-y")
+    assert "TWO" in repository_content(work, env, "app.txt")
+    assert repository_content(work, env, "notes/new.txt") == "new\n"
+    if shape.on_disk:
+        assert (work / "app.txt").read_bytes() == shape.on_disk["app.txt"]
+    assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
+    assert status(work, env) == [" M app.txt", "?? notes/new.txt"]
+
+    teddy.ok(work, "plan", "-m", "second")
+    teddy.ok(work, "execute", "-y")
+    assert "THREE" in repository_content(work, env, "app.txt")
+    assert_as_git_writes(work, env, "app.txt")
+
+    teddy.ok(work, "restore", "01")
+    assert repository_content(work, env, "app.txt").replace("\r", "") == "one\nTWO\nthree\n"
+    assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
+    blamed = teddy.ok(work, "blame", "notes/new.txt").stdout.split(None, 2)
+    assert blamed[:2] == ["1", f"{session}/01"]
+
+    shape.check(work, env)
+    assert user_state(work, env) == before
+    assert_teddy_worktrees_locked(work, env)
+    fsck = run(["git", "fsck", "--strict", "--no-dangling"], work, env)
+    assert fsck.returncode == 0 and not fsck.stderr.strip(), fsck.stderr
+
+
+# ---- shapes refused before anything is written ----------------------------------------------
+
+
+def test_a_branch_in_the_way_of_the_ref_prefix_is_refused_before_writing(
+    tmp_path: Path, env: dict
+) -> None:
+    work = plain(tmp_path, env)
+    git(work, env, "branch", "teddy")
+    refs_before = git(work, env, "for-each-ref")
+    result = Teddy(env)(work, "new", "clash")
+    assert result.returncode == 1
+    assert result.stderr.startswith("error: ") and "\nhint: " in result.stderr
+    assert "Traceback" not in result.stderr
+    assert git(work, env, "for-each-ref") == refs_before
+    fsck = run(["git", "fsck", "--strict", "--no-dangling"], work, env)
+    assert fsck.returncode == 0 and not fsck.stderr.strip(), fsck.stderr
