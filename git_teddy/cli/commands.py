@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "learn": "git_teddy.cli.learn_cmds:learn",
     "push": "git_teddy.cli.session_cmds:push",
     "fetch": "git_teddy.cli.session_cmds:fetch",
+    "delete": "git_teddy.cli.session_cmds:delete",
     "hooks": "git_teddy.cli.hooks_cmds:hooks",
     "blame": "git_teddy.cli.turn_cmds:blame",
     "validate": "git_teddy.cli.plan_cmds:validate",

@@ -1,4 +1,4 @@
-"""`git teddy new|show|log|push|fetch`: create, read and share sessions."""
+"""`git teddy new|show|log|push|fetch|delete`: create, read, share and delete sessions."""
 
 import click
 
@@ -106,3 +106,48 @@ def fetch(remote: str | None) -> None:
     done = fetch_sessions(open_workspace(), remote)
     new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""
     click.echo(f"fetched sessions from {done.remote}{new}")
+
+
+@click.command()
+@click.argument("sessions", nargs=-1, metavar="[SESSION]...")
+@click.option(
+    "--older-than",
+    "older_than",
+    type=click.IntRange(min=0),
+    metavar="DAYS",
+    help="Delete every session with no commit in the last DAYS days (instead of naming them).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Do not ask, and delete saved states of your own files the sessions hold too.",
+)
+def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> None:
+    """Delete sessions: their branches (fetched copies too), snapshot refs and local state.
+    Like `git branch -D`, the objects stay until `git gc`: each ref's last id is printed, and
+    `git update-ref <ref> <id>` brings it back until then."""
+    from datetime import timedelta
+
+    from git_teddy.cli.terminal import confirm
+    from git_teddy.session.delete import (
+        delete_sessions,
+        refuse_losing_saved_states,
+        select_sessions,
+    )
+
+    store = open_workspace().store
+    age = None if older_than is None else timedelta(days=older_than)
+    doomed = select_sessions(store, list(sessions), age)
+    if not doomed:
+        click.echo(f"no session is older than {older_than} days")
+        return
+    if not force:
+        refuse_losing_saved_states(doomed)
+        names = ", ".join(d.session for d in doomed)
+        if not confirm(f"delete {len(doomed)} session(s): {names}?", "delete"):
+            raise TeddyError("nothing was deleted", "")
+    delete_sessions(store, doomed)
+    for d in doomed:
+        click.echo(f"deleted session {d.session}")
+        for name, sha in sorted(d.refs.items()):
+            click.echo(f"  {name} (was {sha})")

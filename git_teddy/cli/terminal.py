@@ -183,3 +183,14 @@ def loop_ui(yolo: bool, command: str) -> UI:
             "run it in a terminal, or pass --yolo to run without approvals",
         )
     return TerminalUI()
+
+
+def confirm(question: str, command: str) -> bool:
+    """Ask a yes/no question (default no); without a terminal to ask on, refuse."""
+    if not _has_terminal():
+        raise TeddyError(
+            f"{command} asks before it deletes, but there is no terminal to ask on",
+            "run it in a terminal, or pass --force",
+        )
+    with _asking():
+        return click.confirm(question, default=False)

@@ -24,7 +24,7 @@ from git_teddy.gitstore.apply import ApplyResult, apply_to_worktree
 from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
-from git_teddy.session.store import SessionStore
+from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
 from git_teddy.session.turns import PendingTurn, pending_turn, record_report
 from git_teddy.session.workspace import Workspace
 from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
@@ -180,7 +180,7 @@ def _apply(
     # Whatever the user has now is saved first, so applying can always be undone.
     user_state = ws.store.take_snapshot(
         turn.session,
-        f"teddy: your files before applying turn {turn.turn}",
+        f"{SAVED_STATE_SUBJECT}applying turn {turn.turn}",
         turn.record.base_snapshot,
     )
     result = apply_to_worktree(ws.repo, turn.record.base_snapshot, snapshot, user_state)

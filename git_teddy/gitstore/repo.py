@@ -273,6 +273,17 @@ class GitRepo:
                 break  # not empty: other refs' logs live there
         return True
 
+    def delete_refs(self, refs: Mapping[str, str]) -> None:
+        """Remove `refs` (name -> the id each must still hold) and their reflogs in one
+        `git update-ref --stdin` transaction: all of them, or none when any one moved."""
+        lines = "".join(f"delete {name} {sha}\n" for name, sha in refs.items())
+        done = runner.run(["update-ref", "--stdin"], self.cwd, input=f"start\n{lines}commit\n")
+        if done.returncode != 0:
+            raise ConcurrentUpdateError(
+                f"git refused to delete the refs: {done.stderr.strip()}",
+                "another git process changed them meanwhile; nothing was deleted, run again",
+            )
+
     def _swap_ref(self, name: str, new: str, expected: str | None, reason: str) -> bool:
         if self.git_writes:  # git waits for a held lock itself (core.filesRefLockTimeout)
             return gitwrite.swap_ref(self.cwd, name, new, expected, f"teddy: {reason}")

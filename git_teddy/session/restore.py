@@ -14,7 +14,7 @@ from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore.apply import apply_to_worktree
-from git_teddy.session.store import SessionStore, TurnRef
+from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
 from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
 
@@ -98,7 +98,7 @@ def place_snapshot(ws: Workspace, session: str, target: str, label: str, force: 
     `force` files changed by hand are never overwritten."""
     store = ws.store
     parent = current_snapshot(store, session, store.current_branch(session))
-    saved = store.take_snapshot(session, f"teddy: your files before {label}", parent)
+    saved = store.take_snapshot(session, f"{SAVED_STATE_SUBJECT}{label}", parent)
     if not force and _hand_edited(ws, session, saved):
         raise TeddyError(
             f"your working tree has changes that {label} would overwrite",

@@ -51,6 +51,9 @@ from git_teddy.session.refnames import (
 if TYPE_CHECKING:
     from git_teddy.artifacts.sessionlog.model import SessionLog
 
+# The subject of every snapshot of the user's own files saved before teddy changes them
+# (restore, branch, applying a turn): `delete` tells these apart from the model's states.
+SAVED_STATE_SUBJECT = "teddy: your files before "
 CREATE_ATTEMPTS = 20  # each lost race means another session was created: progress
 
 # The files a session commit derives from the branch's new tree (`session.md`...), given the
@@ -189,6 +192,10 @@ class SessionStore:
             f"session {spec!r} is ambiguous: it matches {', '.join(matches)}",
             "give more of the session id",
         )
+
+    def last_active(self, session: str) -> int:
+        """When the session last had a commit, in seconds since the epoch."""
+        return self._last_active(self.branches(session))
 
     def _last_active(self, branches: Mapping[str, str]) -> int:
         return max(self.repo.read_commit(tip).timestamp for tip in branches.values())
