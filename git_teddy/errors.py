@@ -1,9 +1,13 @@
 """The one error type users can cause, and the exit codes the CLI maps errors to."""
 
-EXIT_USER_ERROR = 1
-EXIT_USAGE = 2
-EXIT_BUG = 3
-EXIT_INTERRUPTED = 130
+EXIT_USER_ERROR = 1  # refused (`error:` and `hint:`): nothing was done
+EXIT_USAGE = 2  # the command line is wrong
+EXIT_BUG = 3  # a bug in git-teddy (a traceback was printed)
+# `execute` ran and recorded the turn, but not everything went well:
+EXIT_TURN_FAILED = 4  # an action failed (the report says which)
+EXIT_TURN_STOPPED = 5  # the user quit at an approval; the rest was skipped
+EXIT_NOT_APPLIED = 6  # the result conflicts with the user's edits: kept, not applied
+EXIT_INTERRUPTED = 130  # Ctrl-C
 
 
 class TeddyError(Exception):

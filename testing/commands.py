@@ -49,6 +49,15 @@ class Teddy:
     def __call__(self, cwd: Path, *args: str, input: str | None = None) -> Result:
         return run(["git", "teddy", *args], cwd=cwd, env=self.env, input=input)
 
+    def exits(self, code: int, cwd: Path, *args: str, input: str | None = None) -> Result:
+        """Run and check the exit status (e.g. `execute`'s 4 when an action failed)."""
+        result = self(cwd, *args, input=input)
+        assert result.returncode == code, (
+            f"git teddy {args} exited {result.returncode}, not {code}:\n"
+            f"{result.stdout}\n{result.stderr}"
+        )
+        return result
+
     def ok(self, cwd: Path, *args: str, input: str | None = None) -> Result:
         result = self(cwd, *args, input=input)
         assert result.returncode == 0, f"git teddy {args} failed:\n{result.stdout}\n{result.stderr}"

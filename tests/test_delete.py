@@ -3,14 +3,12 @@ and local state go in one transaction, each ref's last id is printed so a deleti
 undone until gc, other sessions are untouched, and the user's own saved files are never
 deleted without --force."""
 
-import os
-import pty
-import subprocess
 from pathlib import Path
 
 from testing.commands import Teddy, git, run
 from testing.plans import create, plan_text
 from testing.sessions import queue
+from testing.terminal import on_terminal
 
 
 def refs(repo: Path, env: dict) -> dict[str, str]:
@@ -146,27 +144,7 @@ def test_on_a_terminal_delete_asks_first(
 ) -> None:
     session = one_turn(repo, teddy, replies, "work", "a.txt")
     for answer, deleted in (("n", False), ("y", True)):
-        leader, follower = pty.openpty()
-        proc = subprocess.Popen(
-            ["git", "teddy", "delete", session],
-            cwd=repo,
-            env=env,
-            stdin=follower,
-            stdout=follower,
-            stderr=follower,
-        )
-        os.close(follower)
-        os.write(leader, f"{answer}\n".encode())
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            shown += chunk
-        os.close(leader)
-        assert proc.wait(timeout=60) == (0 if deleted else 1), shown
-        assert b"delete 1 session(s)" in shown
+        code, shown = on_terminal(["git", "teddy", "delete", session], repo, env, f"{answer}\n")
+        assert code == (0 if deleted else 1), shown
+        assert "delete 1 session(s)" in shown
         assert bool(session_refs(repo, env, session)) != deleted

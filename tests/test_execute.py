@@ -11,6 +11,7 @@ import pexpect
 import pytest
 import yaml
 
+from git_teddy.errors import EXIT_NOT_APPLIED, EXIT_TURN_FAILED
 from testing.commands import Teddy, git
 from testing.plans import create, edit, execute, plan_text, read
 from testing.sessions import report_of, start
@@ -167,7 +168,7 @@ def test_symlink_escape_is_refused(repo: Path, teddy: Teddy, env: dict, tmp_path
     git(repo, env, "add", "escape")
     git(repo, env, "commit", "-qm", "a symlink out")
     session = start(repo, teddy, create("escape/evil.txt", "x\n"), create("after.txt", "y\n"))
-    teddy.ok(repo, "execute", "-y")
+    teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     assert list(outside.iterdir()) == []
     report = report_of(repo, env, session)
     assert report["run_summary"]["status"] == "FAILURE"
@@ -178,7 +179,7 @@ def test_symlink_escape_is_refused(repo: Path, teddy: Teddy, env: dict, tmp_path
 
 def test_create_does_not_overwrite(repo: Path, teddy: Teddy, env: dict) -> None:
     session = start(repo, teddy, create("app.py", "replaced\n"))
-    teddy.ok(repo, "execute", "-y")
+    teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     assert (repo / "app.py").read_text() == "print('hello')\n"
     log = report_of(repo, env, session)["action_logs"][0]
     assert log["status"] == "FAILURE" and "already exists" in log["details"]["error"]
@@ -200,7 +201,7 @@ def test_edit_without_match_reports_closest_region(repo: Path, teddy: Teddy, env
     )
     git(repo, env, "commit", "-qam", "longer app")
     session = start(repo, teddy, edit("app.py", "def main():\n    print('hello world')", "x"))
-    teddy.ok(repo, "execute", "-y")
+    teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     log = report_of(repo, env, session)["action_logs"][0]
     assert log["status"] == "FAILURE"
     assert log["details"]["closest_match"] == {
@@ -223,7 +224,7 @@ def test_execute_timeout(repo: Path, teddy: Teddy, env: dict) -> None:
     session = start(repo, teddy, execute("echo begun; sleep 30"))
     env["TEDDY_EXECUTE_TIMEOUT"] = "1"
     began = time.monotonic()
-    teddy.ok(repo, "execute", "-y")
+    teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     assert time.monotonic() - began < 20
     log = report_of(repo, env, session)["action_logs"][0]
     assert log["status"] == "FAILURE" and "timed out after 1 s" in log["details"]["error"]
@@ -261,7 +262,7 @@ def test_user_edits_are_merged(repo: Path, teddy: Teddy, env: dict) -> None:
 def test_conflicting_user_edits_are_left_untouched(repo: Path, teddy: Teddy, env: dict) -> None:
     session = start(repo, teddy, edit("app.py", "print('hello')", "print('hello, world')"))
     (repo / "app.py").write_text("print('my version')\n")
-    result = teddy.ok(repo, "execute", "-y")
+    result = teddy.exits(EXIT_NOT_APPLIED, repo, "execute", "-y")
     assert "not applied: your edits conflict" in result.stdout and "app.py" in result.stdout
     assert (repo / "app.py").read_text() == "print('my version')\n"
     summary = report_of(repo, env, session)["run_summary"]

@@ -6,6 +6,7 @@ from pathlib import Path
 import pexpect
 import yaml
 
+from git_teddy.errors import EXIT_TURN_FAILED
 from testing.commands import Teddy, git
 from testing.plans import execute, plan_text
 from testing.sessions import report_of, start
@@ -37,14 +38,14 @@ def test_url_failure_and_research_without_endpoint(
     repo: Path, teddy: Teddy, env: dict, server: str
 ) -> None:
     session = start(repo, teddy, url_read(f"{server}/gone"))
-    teddy.ok(repo, "execute", "-y")
+    teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     log = report_of(repo, env, session)["action_logs"][0]
     assert log["status"] == "FAILURE" and "HTTP 404" in log["details"]["error"]
 
     plan_file = repo.parent / "plan2.md"
     plan_file.write_text(plan_text(research("anything")))
     teddy.ok(repo, "plan", "-m", "search", "--from-file", str(plan_file))
-    teddy.ok(repo, "execute", "-y")
+    teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     log = report_of(repo, env, session, "02")["action_logs"][0]
     assert log["status"] == "FAILURE" and "teddy.searchUrl" in log["details"]["error"]
 

@@ -4,41 +4,14 @@ terminal, never with --no-pager / `git --no-pager` / pager.teddy=false, and not 
 already started one. Each case runs the real `git teddy` on a real pseudo-terminal, with a
 "pager" that records what it was given."""
 
-import os
-import pty
-import select
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from testing.commands import Teddy, git, run
+from testing.terminal import on_terminal
 
 ESC = "\x1b["
-
-
-def on_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
-    """Run `args` with stdout and stderr on a pseudo-terminal: (exit code, what it showed)."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen(
-        args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=follower, stderr=follower
-    )
-    os.close(follower)
-    shown = b""
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            proc.kill()
-            raise AssertionError(f"{args} hung; it showed:\n{shown.decode(errors='replace')}")
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # EIO: every writer closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
-    return proc.wait(timeout=60), shown.decode(errors="replace")
 
 
 def recording_pager(folder: Path, name: str) -> tuple[str, Path]:

@@ -6,6 +6,7 @@ import click
 
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import read_text
+from git_teddy.errors import EXIT_NOT_APPLIED, EXIT_TURN_FAILED, EXIT_TURN_STOPPED
 from git_teddy.session.workspace import open_workspace
 
 
@@ -95,9 +96,12 @@ def context(session: str | None, context_depth: int, as_json: bool) -> None:
 @click.command()
 @click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
 @click.option("-y", "--yes", is_flag=True, help="Approve every memo change and action.")
-def execute(session: str | None, yes: bool) -> None:
+def execute(session: str | None, yes: bool) -> int:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
-    the report, apply the result to your working tree as uncommitted changes."""
+    the report, apply the result to your working tree as uncommitted changes.
+
+    Exit status: 0 done; 4 an action failed; 5 you quit at an approval; 6 the result
+    conflicts with your edits and was not applied (1: refused, nothing done)."""
     from git_teddy.cli.terminal import execute_ui
     from git_teddy.execute.runner import execute_turn
 
@@ -120,6 +124,16 @@ def execute(session: str | None, yes: bool) -> None:
         )
     else:
         click.echo(f"result: {summary.applied}")
+    return execute_exit_code(summary.status, bool(result.apply and result.apply.conflicts))
+
+
+def execute_exit_code(status: str, conflicts: bool) -> int:
+    """`execute`'s exit status, git-style: 0 only when the turn went as planned."""
+    if status == "ABORTED":
+        return EXIT_TURN_STOPPED
+    if conflicts:
+        return EXIT_NOT_APPLIED
+    return EXIT_TURN_FAILED if status == "FAILURE" else 0
 
 
 @click.command()
