@@ -210,6 +210,44 @@ def test_a_plan_writing_inside_a_submodule_is_refused_before_anything_is_written
     fsck_clean(repo, env, ["sub"])
 
 
+def replace_plan(repo: Path, env: dict, session: str, text: str) -> None:
+    """The pending turn's plan.md replaced by `text` in the session's history, as a plan
+    recorded by an older git-teddy, which did not refuse writes inside submodules."""
+    branch = f"refs/heads/teddy/{session}/main"
+    index = {**env, "GIT_INDEX_FILE": str(repo.parent / "forge-index")}
+    blob = run(["git", "hash-object", "-w", "--stdin"], repo, env, input=text, check=True)
+    run(["git", "read-tree", branch], repo, index, check=True)
+    info = f"100644,{blob.stdout.strip()},01/plan.md"
+    run(["git", "update-index", "--cacheinfo", info], repo, index, check=True)
+    tree = run(["git", "write-tree"], repo, index, check=True).stdout.strip()
+    message = git(repo, env, "log", "-1", "--format=%B", branch)
+    parent = git(repo, env, "rev-parse", f"{branch}~1").strip()
+    forged = run(["git", "commit-tree", tree, "-p", parent], repo, env, input=message, check=True)
+    git(repo, env, "update-ref", branch, forged.stdout.strip())
+
+
+def test_execute_refuses_a_recorded_plan_writing_inside_a_submodule(
+    superproject: Path, teddy: Teddy, env: dict
+) -> None:
+    repo = superproject
+    session = start(repo, teddy, create("top.txt", "top\n"))
+    replace_plan(repo, env, session, plan_text(create("top.txt", "top\n"), create("sub/x", "x\n")))
+    before = state(repo, env, ["sub"])
+    refused = teddy(repo, "execute", "-y")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "error: the plan of turn 01 writes inside a submodule" in refused.stderr
+    assert "CREATE sub/x: is inside submodule sub" in refused.stderr
+    assert "hint: plan it again without those writes: `git teddy branch 01" in refused.stderr
+    assert "[1/" not in refused.stdout  # nothing ran
+    assert state(repo, env, ["sub"]) == before and not (repo / "top.txt").exists()
+    assert not (repo / ".git" / "teddy" / "worktrees").exists()  # not even a scratch worktree
+
+    teddy.ok(repo, "branch", "01", "-m", "again", "--from-file", str(repo.parent / "plan.md"))
+    teddy.ok(repo, "execute", "-y")  # the session goes on
+    assert (repo / "top.txt").read_text() == "top\n"
+    fsck_clean(repo, env, ["sub"])
+
+
 def test_a_model_writing_inside_a_submodule_is_asked_again(
     superproject: Path, teddy: Teddy, env: dict, tmp_path: Path
 ) -> None:
@@ -280,7 +318,10 @@ def test_untracked_nested_repositories_snapshot_and_execute(
     after = state(repo, env, ["nested"])
     assert after["nested"] == before["nested"] and after["index"] == before["index"]
     assert after["worktrees"] == before["worktrees"]
-    next_turn(repo, teddy, create("second.txt", "2\n"))  # a later turn snapshots them again
+    # A later turn snapshots them again; its command makes one more without a commit.
+    next_turn(repo, teddy, execute("git init -q made"), create("second.txt", "2\n"))
     teddy.ok(repo, "execute", "-y")
+    assert report_of(repo, env, session, "02")["run_summary"]["status"] == "SUCCESS"
     assert (repo / "second.txt").read_text() == "2\n"
+    assert not (repo / "made").exists()  # an empty repository is not part of a result
     fsck_clean(repo, env, ["nested"])

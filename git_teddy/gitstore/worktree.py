@@ -183,13 +183,10 @@ def _reset(path: Path, commit: str, no_hooks: Path) -> None:
 
 
 def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
-    if _own_git_dir(path) is not None:
-        try:
-            _reset(path, commit, repo.layout.no_hooks)
-            return
-        except runner.GitFailed:
-            pass  # e.g. a populated submodule folder where `commit` has a file: remade
-    _add(repo, path, commit)
+    if _own_git_dir(path) is None:
+        _add(repo, path, commit)
+    else:
+        _reset(path, commit, repo.layout.no_hooks)
 
 
 def _populate(repo: GitRepo, worktree: Worktree, commit: str) -> None:
