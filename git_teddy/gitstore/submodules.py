@@ -124,11 +124,14 @@ def _checkout(folder: Path, commit: str, config: list[str]) -> bool:
     return True
 
 
-def populate(root: Path, user_root: Path, links: dict[str, str], config: list[str]) -> list[str]:
+def populate(
+    root: Path, user_root: Path, links: dict[str, str], config: list[str], prefix: str = ""
+) -> list[str]:
     """Check out, in the worktree at `root`, each gitlink of `links` from the repository at
     the same path under the user's `user_root`, and their own gitlinks in turn. `config`
     is put before every git command (no hooks). One note per submodule left empty because
-    its commit is missing; an uninitialised submodule stays empty without a note, as in git."""
+    its commit is missing; an uninitialised submodule stays empty without a note, as in git.
+    `prefix` is where `root` is in the superproject, for the notes."""
     notes = []
     for path, commit in sorted(links.items()):
         folder, user_folder = root / path, user_root / path
@@ -140,17 +143,13 @@ def populate(root: Path, user_root: Path, links: dict[str, str], config: list[st
         if not _checkout(folder, commit, config):
             _empty(folder)  # as git leaves a submodule it cannot check out
             notes.append(
-                f"submodule {path} is left empty: its commit {commit[:12]} is not in your "
+                f"submodule {prefix}{path} is left empty: its commit {commit[:12]} is not in your "
                 f"repository of it (`git submodule update` fetches it)"
             )
             continue
         nested = gitlinks(folder, commit)
-        notes += _prefixed(path, populate(folder, user_folder, nested, config))
+        notes += populate(folder, user_folder, nested, config, f"{prefix}{path}/")
     return notes
-
-
-def _prefixed(path: str, notes: list[str]) -> list[str]:
-    return [note.replace("submodule ", f"submodule {path}/", 1) for note in notes]
 
 
 def changed(root: Path, links: dict[str, str], config: list[str]) -> list[str]:
