@@ -1,5 +1,6 @@
 """Paths named by a plan are confined to the repository (pure but for resolving symlinks)."""
 
+from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 
 
@@ -24,3 +25,13 @@ def confine(root: Path, rel: str) -> Path:
     if target != real_root and real_root not in target.parents:
         raise PathRefused(f"{rel} leads outside the repository through a symlink")
     return root / posix
+
+
+def submodule_holding(rel: str, gitlinks: Collection[str]) -> str | None:
+    """The submodule (among the `gitlinks` paths of a tree) that `rel` is or lies inside: a
+    superproject snapshot holds only its commit, so a change there would be lost."""
+    posix = PurePosixPath(rel)
+    for candidate in (posix, *posix.parents):
+        if str(candidate) in gitlinks:
+            return str(candidate)
+    return None

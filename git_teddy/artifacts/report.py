@@ -19,6 +19,7 @@ class RunSummary(BaseModel):
     base_snapshot: str
     snapshot: str | None = None
     applied: bool | str = False  # True, False, or why not ("conflict", "never", ...)
+    notes: list[str] = Field(default_factory=list)  # what the result leaves out, and why
 
 
 class MemoReport(BaseModel):
@@ -59,6 +60,8 @@ _LiteralBlocks.add_representer(str, _str_presenter)
 
 def render_report(report: ExecutionReport) -> str:
     data = report.model_dump(mode="json")
+    if not data["run_summary"]["notes"]:
+        del data["run_summary"]["notes"]  # reports without notes read as they always did
     return yaml.dump(data, Dumper=_LiteralBlocks, sort_keys=False, allow_unicode=True, width=100)
 
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
-from git_teddy.artifacts.plan import PlanError, parse_plan
+from git_teddy.artifacts.plan import PlanError, format_problems, parse_plan
 from git_teddy.artifacts.plan.models import Action, Memo, Plan
+from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.report import (
     ActionLog,
     ExecutionReport,
@@ -134,6 +135,16 @@ def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str,
     return clean, summarize(found)
 
 
+def _lost_submodule_changes(worktree: Worktree) -> list[str]:
+    """A superproject snapshot holds a submodule's commit, not its files: what a command
+    changed inside one is not part of the result, and the user is told so."""
+    return [
+        f"changes inside submodule {path} are not part of the result "
+        "(run git teddy in the submodule's own repository to change it)"
+        for path in worktree.changed_submodules()
+    ]
+
+
 def _runtime_hooks(store: SessionStore) -> Path:
     """The shipped post-commit hook, copied where it can be made executable."""
     folder = store.repo.layout.runtime_hooks
@@ -187,6 +198,21 @@ def _apply(
     return result, user_state, True if result.applied else "conflict"
 
 
+def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> None:
+    """Before anything runs: a CREATE or EDIT inside a submodule would be lost (planning
+    refuses such plans; this one was recorded otherwise, by an older git-teddy say)."""
+    paths = written_paths(plan)
+    links = ws.repo.gitlinks_at(turn.record.base_snapshot, paths) if paths else {}
+    problems = submodule_problems(plan, links)
+    if problems:
+        raise TeddyError(
+            f"the plan of turn {turn.turn} writes inside a submodule:\n"
+            + format_problems(problems),
+            f"plan it again without those writes: `git teddy branch {turn.turn} -m MESSAGE`; "
+            "to change a submodule, run git teddy in its own repository",
+        )
+
+
 def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
     """Run the session's pending plan, asking `ui` to approve memos, actions and applying."""
     store = ws.store
@@ -197,11 +223,15 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
         raise TeddyError(
             f"the plan of turn {turn.turn} is not valid: {error}", "plan the turn again"
         ) from None
+    _refuse_submodule_writes(ws, turn, plan)
     start = store.now().isoformat()
     links = ws.settings.paths(WORKTREE_LINK)
     with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
         if worktree.recovered_stale:
             ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
+        for note in worktree.notes:
+            ui.show(f"note: {note}")
+        notes = [*worktree.notes]
         memo_report = _memo_step(ui, plan.memos, worktree.path)
         env = ActionEnv(
             root=worktree.path,
@@ -212,7 +242,10 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
             on_child=worktree.record_child,
         )
         logs, status = _run_actions(plan, ui, env)
+        lost = _lost_submodule_changes(worktree)
         snapshot = _snapshot(store, worktree, turn.record.base_snapshot, turn.turn)
+    for note in lost:
+        ui.show(f"note: {note}")
     store.keep_snapshot(session, snapshot)
     applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
     summary = RunSummary(
@@ -222,6 +255,7 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
         base_snapshot=turn.record.base_snapshot,
         snapshot=snapshot,
         applied=applied_note,
+        notes=[*notes, *lost],
     )
     logs, redactions = _redact_logs(logs)
     report = ExecutionReport(

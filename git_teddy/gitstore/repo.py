@@ -5,7 +5,7 @@ written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA
 
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -16,7 +16,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
-from git_teddy.gitstore import gitwrite, plumbing, runner
+from git_teddy.gitstore import gitwrite, plumbing, runner, submodules
 from git_teddy.gitstore.changes import commit_id, is_object_id
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
@@ -438,6 +438,11 @@ class GitRepo:
         commit.encoding = b"UTF-8"
         commit.message = message.encode()
         return self._add_object(commit)
+
+    def gitlinks_at(self, commit: str, paths: Collection[str]) -> dict[str, str]:
+        """Which of `paths`, and of the folders holding them, are submodules (gitlinks) in
+        `commit`: path -> the commit recorded."""
+        return submodules.gitlinks(self.cwd, commit, paths, isolated=False)
 
     def object_exists(self, sha: str) -> bool:
         return _oid(sha) in self.dulwich.object_store

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore import runner
+from git_teddy.gitstore import runner, submodules
 from git_teddy.gitstore.repo import GitRepo
+from git_teddy.gitstore.worktree_tree import add_all
 
 POOL_SIZE = 8
 LOCK_REASON = "git-teddy scratch worktree: plans run here; git teddy resets and reuses it"
@@ -32,8 +33,12 @@ LOCK_REASON = "git-teddy scratch worktree: plans run here; git teddy resets and 
 def _hookless(no_hooks: Path) -> list[str]:
     """Config that runs none of the user's hooks: a post-checkout hook (LFS and the like)
     must neither break a scratch worktree nor see it. `no_hooks` holds none; a hook-based
-    filesystem monitor (core.fsmonitor) is the user's hook too."""
-    return ["-c", f"core.hooksPath={no_hooks}", "-c", "core.fsmonitor=false"]
+    filesystem monitor (core.fsmonitor) is the user's hook too. Submodules are teddy's to
+    populate (gitstore.submodules): a user's submodule.recurse never makes git do it."""
+    return [
+        *("-c", f"core.hooksPath={no_hooks}", "-c", "core.fsmonitor=false"),
+        *("-c", "submodule.recurse=false"),
+    ]
 
 
 @dataclass
@@ -43,6 +48,8 @@ class Worktree:
     no_hooks: Path  # an empty hooks folder: the user's hooks never run here
     linked: list[str] = field(default_factory=list)  # ignored paths linked from the checkout
     recovered_stale: bool = False  # an interrupted run had left this worktree behind
+    gitlinks: dict[str, str] = field(default_factory=dict)  # submodule path -> its commit
+    notes: list[str] = field(default_factory=list)  # submodules that could not be populated
 
     def record_child(self, pgid: int | None) -> None:
         """Note the process group of a running command, so that if this process is killed
@@ -57,10 +64,15 @@ class Worktree:
         return runner.output([*config, *args], self.path, env, isolated=True)
 
     def stage_all(self) -> str:
-        """Stage every file of the worktree except the links to ignored paths; the tree id."""
-        excluded = [f":(exclude,top){path}" for path in self.linked]
-        self._git(["add", "--all", "--", ":/", *excluded])
+        """Stage every file of the worktree except the links to ignored paths and the
+        submodules, which keep the commits the base recorded; the tree id."""
+        excluded = [f":(exclude,top){path}" for path in [*self.linked, *self.gitlinks]]
+        add_all(self.path, config=_hookless(self.no_hooks), excluded=excluded, isolated=True)
         return self._git(["write-tree"]).strip()
+
+    def changed_submodules(self) -> list[str]:
+        """The submodules whose files the run changed: changes a snapshot cannot hold."""
+        return submodules.changed(self.path, self.gitlinks, _hookless(self.no_hooks))
 
     def commit_staged(self, message: str, hooks: Path, env: dict[str, str]) -> str:
         """Commit what is staged, unsigned, with the hooks of folder `hooks` (the pre-commit
@@ -177,6 +189,16 @@ def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
         _reset(path, commit, repo.layout.no_hooks)
 
 
+def _populate(repo: GitRepo, worktree: Worktree, commit: str) -> None:
+    """The submodules of `commit`, from the user's own repositories of them."""
+    worktree.gitlinks = submodules.gitlinks(worktree.path, commit)
+    if worktree.gitlinks:
+        config = _hookless(repo.layout.no_hooks)
+        worktree.notes = submodules.populate(
+            worktree.path, repo.toplevel, worktree.gitlinks, config
+        )
+
+
 @contextmanager
 def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[Worktree]:
     """A worktree at `commit` for this process only; it stays in the pool afterwards."""
@@ -189,6 +211,7 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
         try:
             _prepare(repo, path, commit)
             worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=state is False)
+            _populate(repo, worktree, commit)
             worktree.linked = _link_ignored_paths(repo, path, links)
             yield worktree
         finally:

@@ -88,9 +88,26 @@ PLAN: Wanted[Plan] = Wanted("the plan", check_plan, lambda p: retry_message(p, "
 
 
 def ask_for_plan(
-    provider: Provider, system: str, payload: str, retries: int, ui: UI
+    provider: Provider,
+    system: str,
+    payload: str,
+    retries: int,
+    ui: UI,
+    refuse: Callable[[Plan], list[Problem]] | None = None,
 ) -> tuple[Plan | None, list[Attempt]]:
-    return ask(provider, system, payload, PLAN, retries, ui)
+    """`refuse` finds problems that depend on the repository (a CREATE inside a submodule),
+    sent back to the model like those of the plan's form."""
+    return ask(provider, system, payload, _plan_wanted(refuse) if refuse else PLAN, retries, ui)
+
+
+def _plan_wanted(refuse: Callable[[Plan], list[Problem]]) -> Wanted[Plan]:
+    def check(text: str) -> tuple[Plan | None, list[Problem]]:
+        plan, problems = check_plan(text)
+        if plan is not None:
+            problems = refuse(plan)
+        return (None if problems else plan), problems
+
+    return Wanted(PLAN.noun, check, PLAN.retry)
 
 
 # ---- keeping the attempts --------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """`git teddy plan`: assemble the context, ask the model, validate (re-prompting with the
 problems), and record the turn. `git teddy context` shows the same context without a model."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from git_teddy.artifacts.folder import (
@@ -16,7 +17,8 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
-from git_teddy.artifacts.plan import Plan, format_problems, sanitize
+from git_teddy.artifacts.plan import Plan, Problem, format_problems, sanitize
+from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.window import resume_history
@@ -314,6 +316,16 @@ class PlannedTurn:
         return lines
 
 
+def _refusals(ws: Workspace, base: str) -> Callable[[Plan], list[Problem]]:
+    """What a plan may not do in the snapshot `base`: write inside a submodule."""
+
+    def refuse(plan: Plan) -> list[Problem]:
+        paths = written_paths(plan)
+        return submodule_problems(plan, ws.repo.gitlinks_at(base, paths)) if paths else []
+
+    return refuse
+
+
 def plan_turn(
     ws: Workspace,
     session: str,
@@ -358,9 +370,12 @@ def plan_turn(
             if reply_file_text is not None
             else provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
         )
-        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui)
+        refuse = _refusals(ws, base)
+        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui, refuse)
         asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
+    if plan is not None and (problems := _refusals(ws, base)(plan)):  # a pipeline's plan
+        plan, attempts[-1].problems = None, problems
     if plan is None:
         failed_plans = ws.repo.layout.failed_plans(session)
         kept = keep_failed(failed_plans, store.next_turn(session, branch), attempts)
