@@ -17,7 +17,7 @@ from dulwich.repo import Repo
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import gitwrite, plumbing, runner
-from git_teddy.gitstore.changes import commit_id, is_object_id
+from git_teddy.gitstore.changes import SESSION_PUSH_ENV, commit_id, is_object_id
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
 from git_teddy.gitstore.runner import GitFailed
@@ -185,8 +185,16 @@ class GitRepo:
         return runner.output(["remote"], self.cwd).split()
 
     def push_refs(self, remote: str, refspecs: list[str]) -> GitResult:
-        """`git push` of exactly these refspecs (porcelain output: one line per ref)."""
-        return _git_result(["push", "--porcelain", remote, *refspecs], self.cwd)
+        """`git push` of exactly these refspecs (porcelain output: one line per ref), marked
+        for the pre-push hook as teddy's own push (snapshots included)."""
+        args = ["push", "--porcelain", remote, *refspecs]
+        proc = runner.run(args, self.cwd, env={SESSION_PUSH_ENV: "1"})
+        return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
+
+    def remote_heads(self, remote: str) -> list[str]:
+        """The branches (full ref names) a remote has now, asked of the remote itself."""
+        out = runner.output(["ls-remote", "--heads", remote], self.cwd)
+        return [line.partition("\t")[2] for line in out.splitlines() if "\t" in line]
 
     def fetch_refs(self, remote: str, refspecs: list[str]) -> GitResult:
         """`git fetch` of exactly these refspecs, and no tags."""
