@@ -351,6 +351,13 @@ APPLY = Choice(
     ("auto", "ask", "never"),
     "auto",
 )
+SIGN = Choice(
+    "teddy.sign",
+    "Whether session commits are signed like git's (gpg.format, user.signingKey): auto "
+    "(when commit.gpgSign is set), always or never. Snapshots are never signed.",
+    ("auto", "always", "never"),
+    "auto",
+)
 EXECUTE_TIMEOUT = Integer(
     "teddy.execute.timeout",
     "Seconds a RUN action's command may take before it is stopped.",
@@ -402,6 +409,7 @@ REGISTRY: tuple[Setting, ...] = (
     MAX_RESOURCE_BYTES,
     FETCH_TIMEOUT,
     APPLY,
+    SIGN,
     EXECUTE_TIMEOUT,
     EXECUTE_OUTPUT_CAP,
     WORKTREE_LINK,

@@ -94,18 +94,41 @@ def push(remote: str | None, sessions: tuple[str, ...]) -> None:
     click.echo(
         f"pushed {len(done.sessions)} session(s) to {done.remote}: {', '.join(done.sessions)}"
     )
+    if done.sessions_only:
+        click.echo(
+            f"warning: {done.remote} has no branch of the project, only sessions: a clone of it"
+            f" checks out nothing\nhint: push a branch of yours too: `git push -u {done.remote}"
+            " HEAD`",
+            err=True,
+        )
 
 
 @click.command()
 @click.argument("remote", required=False)
 def fetch(remote: str | None) -> None:
     """Fetch the sessions of REMOTE (default: teddy.remote or origin) under remote-tracking
-    refs, so that list, show, log, restore and branch work on them."""
+    refs, so that list, show, log, restore and branch work on them; and the snapshots of
+    every session branch here, also those that came by plain git (a warning names the ones
+    REMOTE lacks too)."""
     from git_teddy.session.sharing import fetch_sessions
 
     done = fetch_sessions(open_workspace(), remote)
     new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""
     click.echo(f"fetched sessions from {done.remote}{new}")
+    for session, snapshots in done.missing.items():
+        ids = ", ".join(sha[:12] for sha in snapshots)
+        click.echo(
+            f"warning: session {session}: {len(snapshots)} snapshot(s) are neither here nor on"
+            f" {done.remote}: {ids}",
+            err=True,
+        )
+    if done.missing:
+        click.echo(
+            "hint: its branches came by plain git (git push --all, git clone), which leaves"
+            " snapshots behind;\nhint: whoever made the session shares them with `git teddy"
+            f" push`, then run `git teddy fetch {done.remote}` again",
+            err=True,
+        )
 
 
 @click.command()

@@ -224,6 +224,7 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
             f"the plan of turn {turn.turn} is not valid: {error}", "plan the turn again"
         ) from None
     _refuse_submodule_writes(ws, turn, plan)
+    ws.repo.check_signing()  # the result is applied before the report commit is signed
     start = store.now().isoformat()
     links = ws.settings.paths(WORKTREE_LINK)
     with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:

@@ -9,6 +9,9 @@ from pathlib import Path
 from git_teddy.gitstore import runner
 
 SUBMODULE_MODE = "160000"
+# Set in the environment of `git push` by `git teddy push` (GitRepo.push_refs), which the
+# pre-push hook inherits: a push of session branches without it is a plain `git push`.
+SESSION_PUSH_ENV = "TEDDY_HOOK_SESSION_PUSH"
 FIELD, RECORD = "\x1f", "\x1e"  # separators no trailer or time contains
 
 

@@ -66,9 +66,12 @@ def why_no_worktree(cwd: Path) -> NotARepositoryError:
     )
 
 
-def read_config(cwd: Path | None, section: str) -> dict[str, list[str]]:
-    """All values of `<section>.*` keys, by key lower-cased as git compares them."""
-    args = ["config", "--get-regexp", f"^{section}\\."]
+def read_config(cwd: Path | None, section: str, also: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    """All values of `<section>.*` keys, by key lower-cased as git compares them; and of the
+    keys `also` (lower case, e.g. `commit.gpgsign`), in the same git process. A key set
+    without a value (`[commit] gpgsign`) reads as ""."""
+    keys = [f"{section}\\.", *(key.replace(".", "\\.") + "$" for key in also)]
+    args = ["config", "--get-regexp", f"^({'|'.join(keys)})"]
     proc = runner.run(args, cwd)
     if proc.returncode not in (0, 1):  # 1: no such key at all
         raise runner.failure(args, proc.stderr.strip())
@@ -77,6 +80,15 @@ def read_config(cwd: Path | None, section: str) -> dict[str, list[str]]:
         key, _, value = line.partition(" ")
         values.setdefault(key.lower(), []).append(value)
     return values
+
+
+def is_true(value: str) -> bool:
+    """A boolean as git reads one (`git config --type=bool`): a key without a value is
+    true; an unknown word is false here (git would refuse it, and so sign nothing)."""
+    word = value.strip().lower()
+    if word.lstrip("-").isdigit():
+        return int(word) != 0
+    return word in ("", "true", "yes", "on")
 
 
 def list_refs(cwd: Path | None, *patterns: str, strict: bool = False) -> dict[str, str]:

@@ -17,13 +17,16 @@ from dulwich.repo import Repo
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.gitstore import gitwrite, plumbing, runner, submodules
-from git_teddy.gitstore.changes import commit_id, is_object_id
+from git_teddy.gitstore.changes import SESSION_PUSH_ENV, commit_id, is_object_id
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
 from git_teddy.gitstore.runner import GitFailed
 
 TREE_MODE = 0o040000
 FILE_MODE = 0o100644
+GPG_SIGN = "commit.gpgsign"
+SHARED_REPOSITORY = "core.sharedrepository"
+FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 
@@ -125,6 +128,14 @@ class MissingObject(TeddyError):
     """An object git-teddy needs is not in the repository (a snapshot never fetched)."""
 
 
+def _signing_failed(failed: GitFailed) -> TeddyError:
+    return TeddyError(
+        f"could not sign the session commit, so nothing was written: {failed.message}",
+        "check user.signingKey and gpg.format (`git commit -S` fails the same way), or let "
+        "git teddy write unsigned session commits: `git config teddy.sign never`",
+    )
+
+
 class GitRepo:
     """A discovered repository with a working tree: `git -C`, GIT_DIR/GIT_WORK_TREE and
     linked worktrees are honoured because discovery is left to `git rev-parse`."""
@@ -137,7 +148,12 @@ class GitRepo:
         self.index_file = location.index_file
         self.layout = Layout(location.common_dir)
         # dulwich reads both object formats but writes SHA-1 ids only: git writes the rest.
+        self.object_format = location.object_format
         self.git_writes = location.object_format != plumbing.SHA1
+        # Whether session commits are signed (teddy.sign, commit.gpgsign): the workspace
+        # decides, once the settings are read (see teddy_config).
+        self.sign_commits = False
+        self.git_config: dict[str, list[str]] = {}  # git's own keys teddy follows
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
@@ -151,6 +167,18 @@ class GitRepo:
     def config(self, section: str) -> dict[str, list[str]]:
         """All values of `<section>.*` keys, keys lower-cased as git compares them."""
         return plumbing.read_config(self.cwd, section)
+
+    def teddy_config(self) -> dict[str, list[str]]:
+        """The teddy.* keys; git's own keys that teddy follows (FOLLOWED_CONFIG) come in the
+        same git process and are kept in `git_config`."""
+        values = plumbing.read_config(self.cwd, "teddy", also=FOLLOWED_CONFIG)
+        self.git_config = {key: values.pop(key) for key in FOLLOWED_CONFIG if key in values}
+        return values
+
+    def git_says_sign(self) -> bool:
+        """commit.gpgSign, as `git commit` and `git commit-tree` read it (the last value)."""
+        values = self.git_config.get(GPG_SIGN, [])
+        return bool(values) and plumbing.is_true(values[-1])
 
     def committer(self) -> Identity:
         """Who and when, as git would record it (honours GIT_COMMITTER_* and user.*)."""
@@ -185,8 +213,16 @@ class GitRepo:
         return runner.output(["remote"], self.cwd).split()
 
     def push_refs(self, remote: str, refspecs: list[str]) -> GitResult:
-        """`git push` of exactly these refspecs (porcelain output: one line per ref)."""
-        return _git_result(["push", "--porcelain", remote, *refspecs], self.cwd)
+        """`git push` of exactly these refspecs (porcelain output: one line per ref), marked
+        for the pre-push hook as teddy's own push (snapshots included)."""
+        args = ["push", "--porcelain", remote, *refspecs]
+        proc = runner.run(args, self.cwd, env={SESSION_PUSH_ENV: "1"})
+        return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
+
+    def remote_heads(self, remote: str) -> list[str]:
+        """The branches (full ref names) a remote has now, asked of the remote itself."""
+        out = runner.output(["ls-remote", "--heads", remote], self.cwd)
+        return [line.partition("\t")[2] for line in out.splitlines() if "\t" in line]
 
     def fetch_refs(self, remote: str, refspecs: list[str]) -> GitResult:
         """`git fetch` of exactly these refspecs, and no tags."""
@@ -427,7 +463,43 @@ class GitRepo:
                 tree.add(name.encode(), TREE_MODE, _oid(self.write_tree(existing, value)))
         return self._add_object(tree)
 
+    def write_session_commit(self, tree: str, parents: list[str], message: str) -> str:
+        """A commit of a session branch: signed when `sign_commits` says so."""
+        if not self.sign_commits:
+            return self.write_commit(tree, parents, message)
+        try:
+            return gitwrite.signed_commit(self.cwd, tree, parents, message, self._who())
+        except GitFailed as failed:
+            raise _signing_failed(failed) from None
+
+    def check_signing(self) -> None:
+        """When session commits are signed, sign a throwaway one first: a command that
+        writes several objects and refs refuses up front, not halfway, when signing fails."""
+        if self.sign_commits:
+            try:
+                gitwrite.try_signing(self.cwd, self.object_format, self._who())
+            except GitFailed as failed:
+                raise _signing_failed(failed) from None
+
+    def _who(self) -> dict[str, str]:
+        """The author and committer of a commit git writes, as write_commit would set them."""
+        ident = self.committer()
+        name, _, email = ident.name_email.rpartition(" <")
+        minutes = abs(ident.tz_offset) // 60
+        zone = f"{'-' if ident.tz_offset < 0 else '+'}{minutes // 60:02d}{minutes % 60:02d}"
+        when = f"@{ident.timestamp} {zone}"
+        who: dict[str, str] = {}
+        for role in ("AUTHOR", "COMMITTER"):
+            who |= {
+                f"GIT_{role}_NAME": name,
+                f"GIT_{role}_EMAIL": email.removesuffix(">"),
+                f"GIT_{role}_DATE": when,
+            }
+        return who
+
     def write_commit(self, tree: str, parents: list[str], message: str) -> str:
+        """An unsigned commit (snapshots; session commits when not signing), written by
+        dulwich in this process: no git process, no signer."""
         ident = self.committer()
         commit = Commit()
         commit.tree = tree.encode()

@@ -12,15 +12,21 @@ Runs as `python -I -m git_teddy.hooks.pre_push REMOTE URL` with git's
   a hand edit or the uncommitted state at session start put there.
 Other refs are not this hook's business.
 
+A plain `git push` (`--all`, `push.default=matching`) of session branches carries none of
+their snapshot refs; the hook says so in one warning line with a hint, and lets the push
+go on (the branches themselves are fine to share). `git teddy push` marks its own pushes.
+
 A crash fails closed: the hook only gets here when session refs are pushed (the shell block
 lets every other push through without starting Python), and a security gate that opens
 whenever it breaks is no gate. The message says so and names `--no-verify`.
 """
 
+import os
 import sys
 from dataclasses import dataclass
 
 from git_teddy.gitstore.changes import (
+    SESSION_PUSH_ENV,
     changed_blobs,
     commit_id,
     commits_not_in,
@@ -111,10 +117,27 @@ def report(secrets: list[Secret]) -> None:
     )
 
 
+def without_snapshots(updates: list[Pushed], prefix: str) -> bool:
+    """A plain `git push` of session branches, with no snapshot refs (see the docstring)."""
+    kinds = {kind_of(u, prefix) for u in updates if not is_null_id(u.local_sha)}
+    return "branch" in kinds and "snapshot" not in kinds and SESSION_PUSH_ENV not in os.environ
+
+
+def warn_without_snapshots() -> None:
+    print(
+        "warning: git push carries session branches without their snapshots (restore and"
+        " blame need them)\nhint: share sessions with `git teddy push`",
+        file=sys.stderr,
+    )
+
+
 def main(args: list[str]) -> int:
     remote = args[0] if args else ""
     try:
-        secrets = check(parse_updates(sys.stdin.read()), remote, ref_prefix())
+        updates, prefix = parse_updates(sys.stdin.read()), ref_prefix()
+        if without_snapshots(updates, prefix):
+            warn_without_snapshots()
+        secrets = check(updates, remote, prefix)
     except Exception as exc:  # fail closed: see the module docstring
         print(f"error: git-teddy pre-push hook failed: {exc!r}", file=sys.stderr)
         print(

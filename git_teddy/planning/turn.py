@@ -346,6 +346,7 @@ def plan_turn(
     store = ws.store
     branch = store.current_branch(session)
     ensure_no_pending(store, session, branch)
+    ws.repo.check_signing()  # before the base snapshot's ref and the model's time
     original = TurnRecord.from_yaml(alternative_to[TURN_RECORD]) if alternative_to else None
     if original and alternative_to:
         base = original.base_snapshot

@@ -1,13 +1,22 @@
 """`git teddy push` and `git teddy fetch`: sessions travel as their branches and snapshot refs,
-nothing else, and only when asked."""
+nothing else, and only when asked.
 
-from dataclasses import dataclass
+Session branches are ordinary branches (`refs/heads/teddy/...`), so plain git carries them
+too (`git push --all`, `push.default=matching`, a clone): without their snapshot refs,
+which live outside refs/heads. `fetch` therefore brings the snapshots of every session
+branch it can see, however the branch came, and names the ones the remote lacks as well.
+"""
 
+from dataclasses import dataclass, field
+
+from git_teddy.artifacts.folder import TURN_RECORD
+from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.session.refnames import (
     branch_ref,
     branches_prefix,
     fetched_prefix,
+    is_session_branch,
     snapshot_ref,
     snapshots_prefix,
 )
@@ -20,6 +29,10 @@ class Transfer:
     remote: str
     sessions: list[str]
     output: str
+    # session -> snapshots it refers to that are still not in this repository (fetch)
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    # push: the remote has session branches only, so its HEAD names a missing branch
+    sessions_only: bool = False
 
 
 def _remote(ws: Workspace, remote: str | None) -> str:
@@ -56,7 +69,20 @@ def push_sessions(ws: Workspace, remote: str | None, sessions: list[str]) -> Tra
             f"git push to {name} failed:\n{output.strip()}",
             "check the remote's URL and your access to it",
         )
-    return Transfer(name, chosen, output)
+    return Transfer(name, chosen, output, sessions_only=_sessions_only(ws, name))
+
+
+def _sessions_only(ws: Workspace, remote: str) -> bool:
+    """Whether `remote` has no branch but session branches (an empty remote that got only
+    sessions): a clone of it warns and checks out nothing, as after pushing any lone side
+    branch to an empty remote. git lets that happen, so push does too, and says so. Known
+    remote-tracking branches of the project answer without asking the remote."""
+    sessions = branches_prefix(ws.store.prefix)
+    tracked = fetched_prefix(remote, "")
+    for ref in ws.repo.list_refs(tracked):
+        if not is_session_branch(ref, ws.store.prefix) and ref != f"{tracked}HEAD":
+            return False
+    return all(ref.startswith(sessions) for ref in ws.repo.remote_heads(remote))
 
 
 def fetch_sessions(ws: Workspace, remote: str | None) -> Transfer:
@@ -76,4 +102,24 @@ def fetch_sessions(ws: Workspace, remote: str | None) -> Transfer:
             "check the remote's URL and your access to it",
         )
     sessions = sorted(set(ws.store.session_ids()) - before)
-    return Transfer(name, sessions, fetched.stdout + fetched.stderr)
+    missing = {s: found for s in ws.store.session_ids() if (found := missing_snapshots(ws, s))}
+    return Transfer(name, sessions, fetched.stdout + fetched.stderr, missing)
+
+
+def referenced_snapshots(ws: Workspace, session: str) -> set[str]:
+    """Every snapshot a session's branches name: its base, each turn's base (turn.yaml) and
+    result (the report's Teddy-Snapshot trailer): what restore, blame and show read."""
+    store, repo = ws.store, ws.repo
+    found = {store.summary(session).base_snapshot}
+    for commit in store.turn_commits(session):
+        found.add(commit.snapshot)
+        tree = repo.read_commit(commit.commit).tree
+        record = repo.read_file(tree, f"{commit.turn}/{TURN_RECORD}")
+        if record:
+            found.add(TurnRecord.from_yaml(record).base_snapshot)
+    return {sha for sha in found if sha}
+
+
+def missing_snapshots(ws: Workspace, session: str) -> list[str]:
+    """The snapshots a session refers to that this repository does not have."""
+    return sorted(s for s in referenced_snapshots(ws, session) if not ws.repo.object_exists(s))

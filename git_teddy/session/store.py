@@ -132,6 +132,7 @@ class SessionStore:
         for ref in (branch, self.snapshot_ref(session, "0")):
             if blocking := self.repo.ref_in_the_way(ref):
                 raise _ref_clash(self.prefix, blocking)
+        self.repo.check_signing()  # the snapshot's ref is written before the signed root
         message = f"teddy: base snapshot of session {session}"
         base = snapshot_worktree(self.repo, message)
         files = {SESSION_CONTEXT: b""}
@@ -145,7 +146,7 @@ class SessionStore:
         }
         tree = self.repo.write_tree(None, files)
         message = format_message(f"teddy: new session {session}", trailers)
-        root = self.repo.write_commit(tree, [], message)
+        root = self.repo.write_session_commit(tree, [], message)
         # The branch first, so a lost race leaves nothing of ours; then the snapshot ref,
         # and if that fails (or is interrupted) the branch goes again: never half a session.
         self._update_ref(branch, root, None, "new session")
@@ -377,7 +378,7 @@ class SessionStore:
         count = sum(len(found) for found in [*findings.values(), *log_findings.values()])
         if count:
             trailers = {**trailers, "Teddy-Redacted": str(count)}
-        commit = self.repo.write_commit(tree, [tip], format_message(subject, trailers))
+        commit = self.repo.write_session_commit(tree, [tip], format_message(subject, trailers))
         self._update_ref(ref, commit, local, subject)
         return commit
 

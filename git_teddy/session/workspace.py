@@ -6,7 +6,7 @@ from pathlib import Path
 from git_teddy.gitstore import GitRepo
 from git_teddy.session.logfiles import LogWriter
 from git_teddy.session.store import SessionStore
-from git_teddy.settings import SUBAGENT_MODE, Settings
+from git_teddy.settings import SIGN, SUBAGENT_MODE, Settings
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,9 @@ def open_workspace(cwd: Path | None = None) -> Workspace:
     """The repository at `cwd`. Every setting is checked here, so a bad value stops a command
     before it acts on anything."""
     repo = GitRepo.discover(cwd)
-    settings = Settings.verified(repo.config("teddy"))
+    settings = Settings.verified(repo.teddy_config())
+    sign = settings.choice(SIGN)
+    repo.sign_commits = sign == "always" or (sign == "auto" and repo.git_says_sign())
     store = SessionStore(repo, settings.ref_prefix, LogWriter(repo, settings.choice(SUBAGENT_MODE)))
     return Workspace(repo, settings, store)
 
