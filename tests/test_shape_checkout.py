@@ -289,3 +289,19 @@ def test_untracked_nested_repositories_survive_snapshot_and_restore(
         teddy.ok(repo, "restore", "--force", "-s", session, "01")
         status = git(repo, env, "status", "--porcelain").splitlines()
         assert sorted(status) == [" M app.py", "?? nested/", "?? other/"]
+
+
+def test_the_model_reads_files_in_their_working_tree_form(
+    repo: Path, teddy: Teddy, env: dict, tmp_path: Path
+) -> None:
+    filtered_repo(repo, env, tmp_path, "commands")
+    commit_bytes(repo, env, {".gitattributes": b"*.up filter=upper\n*.c ident\n"})
+    commit_bytes(repo, env, {"main.c": b"/* $Id$ */\n"})
+    (repo / ".teddy").mkdir()
+    commit_bytes(repo, env, {".teddy/global.context": b"words.up\nmain.c\n"})
+    with index_kept(repo, env):
+        session = start(repo, teddy, edit("words.up", "WORLD", "THERE"))
+        sent = git(repo, env, "show", f"teddy/{session}/main:01/_context.log")
+        assert "HELLO\nWORLD\n" in sent and "hello" not in sent  # as the EDIT will find it
+        blob = git(repo, env, "rev-parse", "HEAD:main.c").strip()
+        assert f"/* $Id: {blob} $ */" in sent

@@ -9,13 +9,15 @@ of files written, not the size of the repository.
 """
 
 import os
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from git_teddy.gitstore import runner
 
 ATTRIBUTES = ".gitattributes"
+REGULAR_MODE = "100644"
 
 
 @dataclass(frozen=True)
@@ -54,3 +56,19 @@ def checkout_blobs(toplevel: Path, scratch: Path, entries: Sequence[Entry]) -> N
     finally:
         index.unlink(missing_ok=True)
         Path(f"{index}.lock").unlink(missing_ok=True)
+
+
+def worktree_forms(toplevel: Path, scratch: Path, blobs: Mapping[str, str]) -> dict[str, bytes]:
+    """What `git checkout` would write for each blob (by path: `blobs` maps paths to blob
+    ids), read back from a temporary folder: the working tree is not touched. The model
+    sees files as the user's editor does, and as EDIT finds them in a scratch worktree."""
+    if not blobs:
+        return {}
+    scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="forms-") as folder:
+        env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+        files = Path(folder) / "files"
+        listing = "".join(f"{REGULAR_MODE} {blob}\t{path}\0" for path, blob in blobs.items())
+        runner.output(["update-index", "-z", "--index-info"], toplevel, env, input=listing)
+        runner.output(["checkout-index", "--all", "--force", f"--prefix={files}/"], toplevel, env)
+        return {path: (files / path).read_bytes() for path in blobs}
