@@ -21,7 +21,7 @@ from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import describe, format_memos
-from git_teddy.gitstore.apply import ApplyResult, apply_to_worktree
+from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
 from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
@@ -194,7 +194,16 @@ def _apply(
         f"{SAVED_STATE_SUBJECT}applying turn {turn.turn}",
         turn.record.base_snapshot,
     )
-    result = apply_to_worktree(ws.repo, turn.record.base_snapshot, snapshot, user_state)
+    try:
+        result = apply_to_worktree(ws.repo, turn.record.base_snapshot, snapshot, user_state)
+    except CannotApply as refused:
+        # The turn is done and reported either way; its result stays a snapshot.
+        ui.progress(f"not applied: {refused.message}")
+        if refused.hint:
+            ui.progress(f"hint: {refused.hint}")
+        return None, user_state, f"not applied: {refused.message}"
+    for note in result.gitlinks:
+        ui.progress(note.line())
     return result, user_state, True if result.applied else "conflict"
 
 

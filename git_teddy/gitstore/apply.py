@@ -1,21 +1,57 @@
 """Bring a turn's result into the user's working tree as uncommitted changes.
 
-HEAD, the branch and the index are never touched: only files change. The caller first
-snapshots the user's current state, so whatever happens here can be undone with `restore`.
-When the user edited files since the turn's base, the result is merged three-way with
-`git merge-tree`; on a conflict no file is changed.
+HEAD, the branch and the index are never touched: only files change, and they are written
+as `git checkout` writes them (gitstore.checkout: line endings, filters, ident, LFS). The
+caller first snapshots the user's current state, so whatever happens here can be undone
+with `restore`. When the user edited files since the turn's base, the result is merged
+three-way with `git merge-tree`; on a conflict no file is changed.
+
+Gitlinks (submodules, and nested repositories a snapshot recorded as gitlinks) are treated
+as `git checkout` without --recurse-submodules treats them: their folders are never written,
+deleted or entered; the result says where they differ (GitlinkNote). A change that cannot
+be made without writing into one, or without losing files that are in no snapshot, is
+refused (CannotApply) after checking the whole change list and before writing anything.
 """
 
 import os
-import stat
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
+from git_teddy.errors import TeddyError
 from git_teddy.gitstore import runner
+from git_teddy.gitstore.checkout import Entry, checkout_blobs
 from git_teddy.gitstore.repo import GitRepo
 
-SYMLINK_MODE = "120000"
-EXEC_MODE = "100755"
+GITLINK_MODE = "160000"
+ABSENT_MODE = "000000"
+SHORT = 12  # digits of a commit id in a note
+
+
+class CannotApply(TeddyError):
+    """The result cannot reach the working tree the way git would put it: nothing written."""
+
+
+@dataclass(frozen=True)
+class GitlinkNote:
+    """A submodule (or nested repository) left as it is, where the new state differs."""
+
+    path: str
+    current: str | None  # the commit it is at, None when the old state had none here
+    wanted: str | None  # the commit the new state records, None when it has none here
+    submodule: bool  # listed in .gitmodules (else a nested repository of the user's)
+
+    def line(self) -> str:
+        kind = "submodule" if self.submodule else "nested repository"
+        head = f"note: {kind} '{self.path}'"
+        if self.current is None:
+            fix = f"; to check it out: git submodule update --init -- {self.path}"
+            return f"{head} is not checked out (the new state has it at {self.wanted})" + (
+                fix if self.submodule else ""
+            )
+        if self.wanted is None:
+            return f"{head} is left in place at {self.current}; the new state does not have it"
+        fix = f"; to move it: git submodule update -- {self.path}" if self.submodule else ""
+        return f"{head} is left at {self.current} while the new state has {self.wanted}{fix}"
 
 
 @dataclass(frozen=True)
@@ -24,6 +60,37 @@ class ApplyResult:
     changed_paths: list[str]
     conflicts: list[str]
     merged: bool  # the user had changed files too: the result is a three-way merge
+    gitlinks: list[GitlinkNote] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path that differs between the user's state and the target (`git diff-tree -r`)."""
+
+    status: str  # A, M, D, T
+    path: str
+    old_mode: str
+    new_mode: str
+    old_blob: str
+    new_blob: str
+
+    @property
+    def old_gitlink(self) -> bool:
+        return self.old_mode == GITLINK_MODE
+
+    @property
+    def new_gitlink(self) -> bool:
+        return self.new_mode == GITLINK_MODE
+
+    @property
+    def writes(self) -> bool:
+        """Whether a file (or symlink) is written at `path`."""
+        return self.new_mode not in (ABSENT_MODE, GITLINK_MODE)
+
+    @property
+    def removes(self) -> bool:
+        """Whether the file (or symlink) at `path` goes, leaving the place free."""
+        return self.old_mode not in (ABSENT_MODE, GITLINK_MODE) and not self.writes
 
 
 def _tree(repo: GitRepo, commit: str) -> str:
@@ -42,34 +109,114 @@ def _merge(repo: GitRepo, base: str, ours: str, theirs: str) -> tuple[str | None
     return None, sorted(set(lines[1:])) if lines else ["(merge failed)"]
 
 
-def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[tuple[str, str, str, str]]:
-    """(status, path, new mode, new blob) for every file that differs."""
+def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[Change]:
+    """Every path that differs, gitlinks included (diff-tree does not enter them)."""
     out = runner.output(["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree], repo.cwd)
     fields = out.split("\0")
     changes = []
     for meta, path in zip(fields[0::2], fields[1::2], strict=False):
         if not meta:
             continue
-        _old_mode, new_mode, _old_blob, new_blob, status = meta.lstrip(":").split(" ")
-        changes.append((status, path, new_mode, new_blob))
+        old_mode, new_mode, old_blob, new_blob, status = meta.lstrip(":").split(" ")
+        changes.append(Change(status, path, old_mode, new_mode, old_blob, new_blob))
     return changes
 
 
-def _write(repo: GitRepo, path: Path, mode: str, blob: str) -> None:
-    data = repo.dulwich[blob.encode()].as_raw_string()
-    if path.is_symlink() or (path.exists() and not path.is_dir()):
-        path.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode == SYMLINK_MODE:
-        os.symlink(data.decode(), path)
-        return
-    path.write_bytes(data)
-    if mode == EXEC_MODE:
-        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+def _submodule_paths(repo: GitRepo) -> set[str]:
+    """The paths .gitmodules (on disk, as `git submodule` reads it) names."""
+    if not (repo.toplevel / ".gitmodules").is_file():
+        return set()
+    args = ["config", "--file", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"]
+    proc = runner.run(args, repo.toplevel)  # exit 1: no submodule listed
+    return {line.split(" ", 1)[1] for line in proc.stdout.splitlines() if " " in line}
+
+
+def _gitlink_notes(repo: GitRepo, changes: list[Change]) -> list[GitlinkNote]:
+    touched = [c for c in changes if c.old_gitlink or c.new_gitlink]
+    listed = _submodule_paths(repo) if touched else set()
+    return [
+        GitlinkNote(
+            c.path,
+            c.old_blob[:SHORT] if c.old_gitlink else None,
+            c.new_blob[:SHORT] if c.new_gitlink else None,
+            c.path in listed,
+        )
+        for c in touched
+    ]
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + "/")
+
+
+def _refuse_gitlink_writes(changes: list[Change]) -> None:
+    """No file may be written at, inside or around a submodule's folder: git checkout
+    (without --recurse-submodules) would not, and the folder holds the user's repository."""
+    kept = [c.path for c in changes if c.old_gitlink]
+    for change in (c for c in changes if c.writes):
+        for gitlink in kept:
+            if _inside(change.path, gitlink) or _inside(gitlink, change.path):
+                raise CannotApply(
+                    f"the new state puts {change.path} where your working tree has the "
+                    f"repository {gitlink} (a submodule or nested repository); "
+                    "git-teddy does not write into it",
+                    f"move {gitlink} out of the way (or `git rm` it if it is a submodule) "
+                    "and run the command again; nothing was changed",
+                )
+
+
+def _unsaved(top: Path, folder: Path, removed: set[str]) -> str | None:
+    """A file under `folder` that is in no snapshot (ignored, or inside a nested
+    repository) and would go if the folder were replaced by a file; None if none."""
+    for root, dirs, files in os.walk(folder):  # symlinks to folders are not entered
+        for name in [*files, *dirs]:
+            path = Path(root) / name
+            rel = path.relative_to(top).as_posix()
+            kept = path.is_symlink() or not path.is_dir()  # empty folders may go
+            if name == ".git" or (kept and rel not in removed):
+                return rel
+    return None
+
+
+def _parent_in_the_way(top: Path, rel: str, removed: set[str]) -> str | None:
+    """A file or symlink where a folder of `rel` must be, and that is not going away."""
+    for parent in reversed(PurePosixPath(rel).parents[:-1]):  # from the top down
+        spot = top / parent
+        if spot.is_symlink() or (spot.exists() and not spot.is_dir()):
+            return None if parent.as_posix() in removed else parent.as_posix()
+        if not spot.exists():
+            return None
+    return None
+
+
+def _in_the_way(top: Path, change: Change, removed: set[str]) -> str | None:
+    """What writing `change` would destroy that no snapshot holds, if anything."""
+    target = top / change.path
+    blocking = _parent_in_the_way(top, change.path, removed)
+    if blocking is None and target.is_dir() and not target.is_symlink():
+        blocking = _unsaved(top, target, removed)
+    elif blocking is None and change.old_mode == ABSENT_MODE and os.path.lexists(target):
+        blocking = change.path  # there, yet not in the saved state: an ignored file
+    return blocking
+
+
+def _refuse_overwrites(top: Path, changes: list[Change]) -> None:
+    """Everything a write replaces must be in the user's saved state and going away: an
+    ignored file (or a folder of them, or a nested repository) is never lost."""
+    removed = {c.path for c in changes if c.removes}
+    for change in (c for c in changes if c.writes):
+        blocking = _in_the_way(top, change, removed)
+        if blocking:
+            raise CannotApply(
+                f"writing {change.path} would replace {blocking}, which is in no snapshot "
+                "(an ignored file, or a nested repository)",
+                f"move {blocking} out of the way and run the command again; nothing was changed",
+            )
 
 
 def _remove(path: Path, top: Path) -> None:
-    path.unlink(missing_ok=True)
+    if path.is_symlink() or path.is_file():  # never a folder: what is in it is not ours
+        path.unlink()
     parent = path.parent
     while parent != top and parent.is_dir() and not any(parent.iterdir()):
         parent.rmdir()  # folders left empty by the deletion go too, as git would do
@@ -78,7 +225,8 @@ def _remove(path: Path, top: Path) -> None:
 
 def apply_to_worktree(repo: GitRepo, base: str, result: str, user_state: str) -> ApplyResult:
     """Move the user's files from `user_state` to `result`, merging when the user's state
-    is not `base` (the snapshot the turn started from)."""
+    is not `base` (the snapshot the turn started from). CannotApply, with nothing
+    written, when a change would write into a submodule or lose a file no snapshot has."""
     target: str | None = _tree(repo, result)
     merged = _tree(repo, user_state) != _tree(repo, base)
     if merged:
@@ -87,10 +235,12 @@ def apply_to_worktree(repo: GitRepo, base: str, result: str, user_state: str) ->
             return ApplyResult(False, [], conflicts, merged=True)
     assert target is not None
     changes = _changes(repo, _tree(repo, user_state), target)
-    for status, rel, mode, blob in changes:
-        path = repo.toplevel / rel
-        if status == "D":
-            _remove(path, repo.toplevel)
-        else:
-            _write(repo, path, mode, blob)
-    return ApplyResult(True, [rel for _, rel, _, _ in changes], [], merged)
+    _refuse_gitlink_writes(changes)
+    _refuse_overwrites(repo.toplevel, changes)
+    for change in changes:
+        if change.removes:  # a file replaced by a submodule goes too, as in git
+            _remove(repo.toplevel / change.path, repo.toplevel)
+    written = [Entry(c.path, c.new_mode, c.new_blob) for c in changes if c.writes]
+    checkout_blobs(repo.toplevel, repo.layout.scratch, written)
+    files = [c.path for c in changes if not (c.old_gitlink or c.new_gitlink)]
+    return ApplyResult(True, files, [], merged, _gitlink_notes(repo, changes))

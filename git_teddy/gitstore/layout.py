@@ -7,7 +7,7 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       tokens.json              token counts by blob id (git_teddy.planning.tokens)
       context-cache/           whole answers of `git teddy context` (planning.context_cache)
       index.toon               the session index behind `list` and `stats` (git_teddy.index)
-      tmp/                     temporary indexes of working-tree snapshots
+      tmp/                     temporary indexes: working-tree snapshots, applying a result
       worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
       hooks/                   the post-commit hook of scratch worktrees
       no-hooks/                an empty hooks folder: teddy's other git calls in scratch

@@ -16,7 +16,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
-from git_teddy.gitstore import gitwrite, plumbing, runner, submodules
+from git_teddy.gitstore import checkout, gitwrite, plumbing, runner, submodules
 from git_teddy.gitstore.changes import SESSION_PUSH_ENV, commit_id, is_object_id
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
@@ -400,6 +400,15 @@ class GitRepo:
 
     def read_object(self, sha: str) -> bytes:
         return self._object(_oid(sha)).as_raw_string()
+
+    def worktree_forms(self, blobs: Mapping[str, str]) -> dict[str, bytes]:
+        """Each blob (by path) as `git checkout` would write it there: line endings,
+        filters, ident. Should a filter fail (an LFS object not fetched), the blobs as
+        stored: the model then sees what `git show` shows, not nothing."""
+        try:
+            return checkout.worktree_forms(self.toplevel, self.layout.scratch, blobs)
+        except GitFailed:
+            return {path: self.read_object(blob) for path, blob in blobs.items()}
 
     def list_files(self, tree_sha: str) -> list[str]:
         """Every file path in a tree (git walks big trees far faster than Python would)."""

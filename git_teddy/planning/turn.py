@@ -99,10 +99,13 @@ class TurnInputs:
 def _project_resources(
     ws: Workspace, tree: str, paths: list[str], counter: TokenCounter, with_text: bool
 ) -> list[Resource]:
-    """Files of the snapshot with their token counts. A count cached for a blob id needs no
-    reading when the text is not wanted (`git teddy context`); misses are counted together."""
+    """Files of the snapshot, in their working-tree form, with their token counts. A count
+    cached for a blob id needs no reading when the text is not wanted (`git teddy
+    context`); misses are counted together."""
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
     ids = ws.repo.blob_ids(tree, paths)
+    unread = {p: b for p, b in ids.items() if with_text or counter.cached(b) is None}
+    forms = ws.repo.worktree_forms(unread)  # as the user's editor and EDIT see them
     resources: dict[str, Resource] = {}
     to_count: list[tuple[str, str, str | None]] = []  # path, text, note
     for path in paths:
@@ -114,7 +117,7 @@ def _project_resources(
         if cached is not None and not with_text:
             resources[path] = Resource(path, cached, None)
             continue
-        data = ws.repo.read_object(blob)
+        data = forms[path]
         if b"\0" in data[:8000]:
             resources[path] = Resource(
                 path, 0, None, f"binary file ({len(data)} bytes), not included"

@@ -25,6 +25,7 @@ HEX = re.compile(r"[0-9a-f]{7,64}")  # an abbreviated id, SHA-1 (40) or SHA-256 
 class Placed:
     saved: str  # the user's state before, kept under refs/teddy/snapshots
     changed: list[str]
+    notes: list[str]  # submodules left as they are (GitlinkNote lines), for the user
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Restored:
     turn: str | None
     branch: str | None  # the conversation branch the session continues on
     changed: list[str]
+    notes: list[str]  # submodules left as they are (GitlinkNote lines), for the user
 
 
 def turn_snapshot(store: SessionStore, ref: TurnRef) -> str:
@@ -108,7 +110,7 @@ def place_snapshot(ws: Workspace, session: str, target: str, label: str, force: 
     result = apply_to_worktree(ws.repo, saved, target, saved)
     with _placed_log(ws, session).open("a") as log:
         log.write(target + "\n")
-    return Placed(saved, result.changed_paths)
+    return Placed(saved, result.changed_paths, [note.line() for note in result.gitlinks])
 
 
 def restore_turn(ws: Workspace, spec: str, session: str | None, force: bool) -> Restored:
@@ -116,4 +118,4 @@ def restore_turn(ws: Workspace, spec: str, session: str | None, force: bool) -> 
     placed = place_snapshot(ws, session_id, target, f"restoring {spec}", force)
     branch = ws.store.continue_after(ref) if ref else None
     turn = ref.turn if ref else None
-    return Restored(session_id, target, placed.saved, turn, branch, placed.changed)
+    return Restored(session_id, target, placed.saved, turn, branch, placed.changed, placed.notes)

@@ -1,0 +1,74 @@
+"""Writing blobs into the user's working tree exactly as `git checkout` writes them.
+
+Each file goes through git's own checkout conversion for its path: line endings (`eol`,
+`text`, `core.autocrlf`), `ident`, clean/smudge and long-running process filters (LFS),
+`working-tree-encoding`; symlinks and executable bits as `core.symlinks` and
+`core.fileMode` say. The files are put in a temporary index (in the derived-state folder,
+never the user's index) and written by `git checkout-index`, so the cost follows the number
+of files written, not the size of the repository.
+"""
+
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from git_teddy.gitstore import runner
+
+ATTRIBUTES = ".gitattributes"
+REGULAR_MODE = "100644"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file to write: its path from the top of the working tree, mode and blob."""
+
+    path: str
+    mode: str
+    blob: str
+
+
+def _stdin_paths(paths: Sequence[str]) -> str:
+    return "".join(f"{path}\0" for path in paths)
+
+
+def checkout_blobs(toplevel: Path, scratch: Path, entries: Sequence[Entry]) -> None:
+    """Write `entries` into the working tree at `toplevel`, replacing what is there.
+    `scratch` holds the temporary index. The caller has cleared the way: whatever sits
+    at an entry's path (or a folder in its way) is git's to replace."""
+    if not entries:
+        return
+    scratch.mkdir(parents=True, exist_ok=True)
+    index = scratch / f"checkout-index-{os.getpid()}"
+    env = {"GIT_INDEX_FILE": str(index)}
+    try:
+        listing = "".join(f"{e.mode} {e.blob}\t{e.path}\0" for e in entries)
+        runner.output(["update-index", "-z", "--index-info"], toplevel, env, input=listing)
+        # Attribute files first: the rest is converted by the attributes it will have,
+        # as `git checkout` does when a commit changes .gitattributes.
+        attributes = [e.path for e in entries if PurePosixPath(e.path).name == ATTRIBUTES]
+        others = [e.path for e in entries if PurePosixPath(e.path).name != ATTRIBUTES]
+        for paths in (attributes, others):
+            if paths:
+                args = ["checkout-index", "--force", "-z", "--stdin"]
+                runner.output(args, toplevel, env, input=_stdin_paths(paths))
+    finally:
+        index.unlink(missing_ok=True)
+        Path(f"{index}.lock").unlink(missing_ok=True)
+
+
+def worktree_forms(toplevel: Path, scratch: Path, blobs: Mapping[str, str]) -> dict[str, bytes]:
+    """What `git checkout` would write for each blob (by path: `blobs` maps paths to blob
+    ids), read back from a temporary folder: the working tree is not touched. The model
+    sees files as the user's editor does, and as EDIT finds them in a scratch worktree."""
+    if not blobs:
+        return {}
+    scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="forms-") as folder:
+        env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+        files = Path(folder) / "files"
+        listing = "".join(f"{REGULAR_MODE} {blob}\t{path}\0" for path, blob in blobs.items())
+        runner.output(["update-index", "-z", "--index-info"], toplevel, env, input=listing)
+        runner.output(["checkout-index", "--all", "--force", f"--prefix={files}/"], toplevel, env)
+        return {path: (files / path).read_bytes() for path in blobs}
