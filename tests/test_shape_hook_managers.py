@@ -212,6 +212,23 @@ def test_husky_a_block_left_in_the_generated_folder_is_reported_and_moved(
     fsck_clean(repo, env)
 
 
+def test_husky_not_set_up_yet_install_says_to_install_again_after_it(
+    repo: Path, teddy: Teddy, hook_env: dict
+) -> None:
+    env = hook_env
+    (repo / ".husky").mkdir()  # a fresh clone: husky's scripts, but no `npm install` yet
+    (repo / ".husky" / "pre-push").write_text(USER_PRE_PUSH)
+    out = teddy.ok(repo, "hooks", "install").stdout
+    assert f"pre-push: installed ({repo / '.git' / 'hooks' / 'pre-push'})" in out
+    assert "note: this repository uses husky, which is not set up here yet" in out
+    husky_install(repo, env)  # `npm install`: git now runs .husky/_, where no block is
+    assert status_of(repo, teddy, "pre-push").startswith("pre-push: not installed")
+    teddy.ok(repo, "hooks", "install")
+    assert status_of(repo, teddy, "pre-push").startswith("pre-push: installed")
+    assert blocks(repo / ".husky" / "pre-push") == 1
+    fsck_clean(repo, env)
+
+
 # ---- pre-commit ----------------------------------------------------------------------------
 
 USER_PREPARE = """#!/bin/sh

@@ -84,6 +84,12 @@ def place(folder: Path, name: str, toplevel: Path) -> Place:
             note=f"pre-commit owns {hook}; its hook runs {legacy.name} first (migration mode)",
             stale=(hook,),
         )
+    if (toplevel / ".husky").is_dir():  # a clone where husky has not run yet
+        note = (
+            "this repository uses husky, which is not set up here yet: once it is (npm "
+            "install), git runs .husky/_ instead, so run `git teddy hooks install` again then"
+        )
+        return Place(name, hook, note=note)
     return Place(name, hook)
 
 
