@@ -106,3 +106,24 @@ def list_refs(cwd: Path | None, *patterns: str, strict: bool = False) -> dict[st
 def hooks_path(cwd: Path) -> Path:
     """Where git looks for hooks: `core.hooksPath`, else the common dir's `hooks/`."""
     return cwd / runner.output(["rev-parse", "--git-path", "hooks"], cwd).strip()
+
+
+class ConfigOrigin:
+    """Where the value of a git setting that is in force comes from."""
+
+    def __init__(self, scope: str, origin: str, value: str) -> None:
+        self.scope = scope  # system, global, local, worktree or command
+        self.origin = origin  # `file:<path>`, `command line:`, ...
+        self.value = value
+
+
+def hooks_path_origin(cwd: Path) -> ConfigOrigin | None:
+    """The `core.hooksPath` in force and which config sets it; None when it is not set."""
+    args = ["config", "--show-origin", "--show-scope", "--get", "core.hooksPath"]
+    proc = runner.run(args, cwd)
+    if proc.returncode == 1:  # not set anywhere
+        return None
+    if proc.returncode != 0:
+        raise runner.failure(args, proc.stderr.strip())
+    scope, origin, value = proc.stdout.rstrip("\n").split("\t", 2)
+    return ConfigOrigin(scope, origin, value)

@@ -204,6 +204,10 @@ class GitRepo:
         """Where git looks for this repository's hooks (`core.hooksPath` honoured)."""
         return plumbing.hooks_path(self.cwd)
 
+    def hooks_path_origin(self) -> plumbing.ConfigOrigin | None:
+        """The `core.hooksPath` setting in force and which config file sets it (None: unset)."""
+        return plumbing.hooks_path_origin(self.cwd)
+
     def show_prefix(self) -> str:
         """Where the current directory is in the working tree, as git names it (`sub/dir/`,
         "" at the top): paths a user types are relative to it."""

@@ -7,18 +7,25 @@ its exit status is the hook's. A hook file that does not exist is created (`#!/b
 the block, executable). Uninstall removes exactly the block's bytes, so the file is what it
 was; a file that held nothing else is deleted. Only shell scripts can take the block: a hook
 in another language (a Python pre-commit hook, say) is refused with a hint.
+
+Beside husky and pre-commit the block goes where that manager keeps running it and does not
+rewrite it (`hooks/managers.py`), and an older block left where it would be lost is moved.
+A `core.hooksPath` from the global or system config is a folder other repositories share:
+install and uninstall refuse to write there unless asked (`--shared-hooks-path`). The block
+names the Python it runs; when that is gone it prints one line and lets git go on.
 """
 
 import os
 import shlex
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import GitRepo
 from git_teddy.hooks import hook_source
+from git_teddy.hooks.managers import Place, place
 
 HOOK_NAMES = ("prepare-commit-msg", "pre-push")
 BEGIN = "# >>> git-teddy >>>"
@@ -137,27 +144,30 @@ def _not_shell_error(name: str, path: Path, text: str) -> TeddyError:
     )
 
 
-def install_hook(folder: Path, name: str, block: str) -> str:
-    """Install or update one hook; returns what was done."""
-    path = folder / name
+def install_hook(where: Place, block: str) -> str:
+    """Install or update one hook where it belongs; returns what was done."""
+    path = where.path
     text = read_hook(path)
     if text is None:
         write_hook(path, insert_block("", block), 0o755)
-        return "installed"
-    span = find_block(text)
-    if span is not None:
-        if text[span[0] : span[1]] == block:
-            return "already installed"
-        write_hook(path, text[: span[0]] + block + text[span[1] :], _mode(path))
-        return "updated"
-    if not is_shell(text):
-        raise _not_shell_error(name, path, text)
-    write_hook(path, insert_block(text, block), _mode(path))
-    return "installed"
+        done = "installed"
+    else:
+        span = find_block(text)
+        if span is not None and text[span[0] : span[1]] == block:
+            done = "already installed"
+        elif span is not None:
+            write_hook(path, text[: span[0]] + block + text[span[1] :], _mode(path))
+            done = "updated"
+        else:
+            if not is_shell(text):
+                raise _not_shell_error(where.name, path, text)
+            write_hook(path, insert_block(text, block), _mode(path))
+            done = "installed"
+    moved = [stale for stale in where.stale if _remove_from(stale) != "not installed"]
+    return done + "".join(f"; removed the block from {stale}" for stale in moved)
 
 
-def uninstall_hook(folder: Path, name: str) -> str:
-    path = folder / name
+def _remove_from(path: Path) -> str:
     text = read_hook(path)
     if text is None or find_block(text) is None:
         return "not installed"
@@ -169,44 +179,108 @@ def uninstall_hook(folder: Path, name: str) -> str:
     return "removed"
 
 
-def hook_state(folder: Path, name: str, block: str) -> HookState:
-    path = folder / name
+def uninstall_hook(where: Place) -> str:
+    done = _remove_from(where.path)
+    for stale in where.stale:
+        if _remove_from(stale) != "not installed":
+            done = f"removed from {stale}" if done == "not installed" else done
+    return done
+
+
+def hook_state(where: Place, block: str) -> HookState:
+    path = where.path
     text = read_hook(path)
     span = None if text is None else find_block(text)
     if text is None or span is None:
-        note = ""
-        if text is not None and not is_shell(text):
-            note = f"the hook is a {interpreter(text)} script; install refuses it"
-        return HookState(name, path, "not installed", note)
+        return _missing_state(where, text)
     state = "installed" if text[span[0] : span[1]] == block else "outdated"
-    note = "" if os.access(path, os.X_OK) else "not executable: git ignores it"
+    notes = [where.via] if where.via else []
+    if not os.access(path, os.X_OK) and not where.must_exist:  # husky runs it with `sh`
+        notes.append("not executable, so it does not run")
+    if where.must_exist and not where.must_exist.exists():
+        notes.append(f"{where.must_exist} is missing, so it does not run: run husky's install")
     if state == "outdated":
-        note = note or "differs from this git-teddy's: run `git teddy hooks install`"
-    return HookState(name, path, state, note)
+        notes.append("differs from this git-teddy's: run `git teddy hooks install`")
+    return HookState(where.name, path, state, "; ".join(notes))
+
+
+def _missing_state(where: Place, text: str | None) -> HookState:
+    """The state of a hook whose file holds no block: maybe one is left where it is lost."""
+    for stale in where.stale:
+        old = read_hook(stale)
+        if old is not None and find_block(old) is not None:
+            note = (
+                f"the block is in {stale}, which its hook manager rewrites: "
+                "run `git teddy hooks install` to move it"
+            )
+            return HookState(where.name, where.path, "outdated", note)
+    note = ""
+    if text is not None and not is_shell(text):
+        note = f"the hook is a {interpreter(text)} script; install refuses it"
+    return HookState(where.name, where.path, "not installed", note)
 
 
 def _mode(path: Path) -> int:
     return path.stat().st_mode & 0o7777
 
 
-def install_hooks(repo: GitRepo, prefix: str, names: list[str]) -> list[tuple[str, Path, str]]:
-    folder = repo.hooks_path()
+def places(repo: GitRepo, names: list[str]) -> list[Place]:
+    folder = repo.hooks_path().resolve()
+    return [place(folder, name, repo.toplevel) for name in names]
+
+
+def shared_folder(repo: GitRepo) -> str | None:
+    """Which config sets a `core.hooksPath` outside this repository (a folder other
+    repositories share), or None when the hooks folder is this repository's own."""
+    origin = repo.hooks_path_origin()
+    if origin is None or origin.scope in ("local", "worktree"):
+        return None
+    folder = repo.hooks_path().resolve()
+    own = (repo.toplevel.resolve(), repo.common_dir.resolve())
+    if any(folder.is_relative_to(root) for root in own):
+        return None  # a relative path in a global config: each repository has its own folder
+    return f"your {origin.scope} git config ({origin.origin.removeprefix('file:')})"
+
+
+def check_shared(repo: GitRepo, shared_ok: bool) -> None:
+    """Refuse to write to a hooks folder other repositories share, unless asked to."""
+    where = shared_folder(repo)
+    if where is None or shared_ok:
+        return
+    raise TeddyError(
+        f"core.hooksPath is set in {where} to {repo.hooks_path()}, a hooks folder shared by "
+        "every repository without its own core.hooksPath",
+        "pass --shared-hooks-path to change it anyway (git-teddy's hooks then run in all those "
+        "repositories, and do nothing where there are no git-teddy sessions), or give this "
+        "repository its own hooks folder first: `git config core.hooksPath .githooks` (it then "
+        "no longer runs the shared hooks)",
+    )
+
+
+def install_hooks(
+    repo: GitRepo, prefix: str, names: list[str], shared_ok: bool = False
+) -> list[tuple[Place, str]]:
+    check_shared(repo, shared_ok)
+    wheres = places(repo, names)
     # Every hook is checked before any is written, so a refusal leaves nothing half-done.
-    for name in names:
-        text = read_hook(folder / name)
+    for where in wheres:
+        text = read_hook(where.path)
         if text is not None and find_block(text) is None and not is_shell(text):
-            raise _not_shell_error(name, folder / name, text)
-    return [
-        (name, folder / name, install_hook(folder, name, shipped_block(name, prefix)))
-        for name in names
-    ]
+            raise _not_shell_error(where.name, where.path, text)
+    return [(where, install_hook(where, shipped_block(where.name, prefix))) for where in wheres]
 
 
-def uninstall_hooks(repo: GitRepo, names: list[str]) -> list[tuple[str, Path, str]]:
-    folder = repo.hooks_path()
-    return [(name, folder / name, uninstall_hook(folder, name)) for name in names]
+def uninstall_hooks(
+    repo: GitRepo, names: list[str], shared_ok: bool = False
+) -> list[tuple[Place, str]]:
+    check_shared(repo, shared_ok)
+    return [(where, uninstall_hook(where)) for where in places(repo, names)]
 
 
 def hook_states(repo: GitRepo, prefix: str, names: list[str]) -> list[HookState]:
-    folder = repo.hooks_path()
-    return [hook_state(folder, name, shipped_block(name, prefix)) for name in names]
+    states = [hook_state(where, shipped_block(where.name, prefix)) for where in places(repo, names)]
+    where = shared_folder(repo)
+    if where is None:
+        return states
+    shared = f"shared: core.hooksPath from {where}"
+    return [replace(s, note=f"{s.note}; {shared}" if s.note else shared) for s in states]
