@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from git_teddy.artifacts.sessionlog.model import Phase, SessionLog, SessionMeta, SubagentEntry
 from git_teddy.artifacts.sessionlog.render import render_log
+from git_teddy.errors import EXIT_TURN_FAILED
 from git_teddy.index.build import BranchLog, SessionFacts, build_rows
 from git_teddy.index.query import agent_matches
 from git_teddy.index.read import parse_log_leniently
@@ -159,7 +160,7 @@ def sessions(
     at(env, "12:30")
     openai_server.push(model_reply(plan_text(execute("false")), 300, 100))
     teddy.ok(repo, "plan", "-m", "run false", "-a", "dev")
-    teddy.ok(repo, "execute", "-y")
+    teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     for key in model:
         env.pop(key)
 

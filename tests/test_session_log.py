@@ -74,7 +74,8 @@ def test_story_session_log_matches_golden_and_reads_back(
     assert f'   ▌ USER\n   ▌ "{REJECTION_REASON}" - rejected' in shown and "\x1b[" not in shown
     as_json = json.loads(teddy.ok(repo, "show", SESSION, "--json").stdout)
     assert as_json["log"] == log.model_dump()
-    child = pexpect.spawn("git", ["teddy", "show", SESSION], cwd=str(repo), env=env, timeout=30)
+    args = ["teddy", "--no-pager", "show", SESSION]  # a terminal: no pager to wait on
+    child = pexpect.spawn("git", args, cwd=str(repo), env=env, timeout=30)
     child.expect(pexpect.EOF)
     assert b"\x1b[33m" in child.before and b"DECISION" in child.before
 

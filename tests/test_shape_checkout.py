@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from git_teddy.session.restore import restore_turn
-from git_teddy.session.workspace import open_workspace
 from testing.commands import Teddy, git
 from testing.plans import create, edit, execute
 from testing.repos import make_repo
@@ -24,6 +22,7 @@ from testing.sessions import report_of, start
 # A long-running filter (`filter.<driver>.process`, the protocol git-lfs speaks): smudge
 # upper-cases, clean lower-cases. pkt-lines: four hex digits of length, then the data.
 PROCESS_FILTER = r"""
+import os
 import sys
 inp, out = sys.stdin.buffer, sys.stdout.buffer
 
@@ -193,15 +192,8 @@ def with_submodule(repo: Path, env: dict, tmp_path: Path) -> list[str]:
     return commits
 
 
-@contextmanager
-def sealed_process(env: dict) -> Iterator[None]:
-    """This process's environment is `env` (for calling the library in-process)."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name in list(os.environ):
-            patch.delenv(name)
-        for name, value in env.items():
-            patch.setenv(name, value)
-        yield
+def notes(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("note: ")]
 
 
 def test_restore_over_a_moved_submodule_leaves_it_and_says_so(
@@ -219,37 +211,50 @@ def test_restore_over_a_moved_submodule_leaves_it_and_says_so(
         assert git(repo / "lib", env, "rev-parse", "HEAD").strip() == old
         assert git(repo / "lib", env, "status", "--porcelain") == ""
         assert (repo / "lib" / "lib.txt").read_text() == "v1\n"
-        with sealed_process(env):
-            again = restore_turn(open_workspace(repo), "01", session, force=True)
-        assert again.notes == [
+        again = teddy.ok(repo, "restore", "--force", "-s", session, "01")
+        assert notes(again.stderr) == [
             f"note: submodule 'lib' is left at {old[:12]} while the new state has "
             f"{new[:12]}; to move it: git submodule update -- lib"
         ]
         assert git(repo / "lib", env, "rev-parse", "HEAD").strip() == old
 
 
-def test_a_result_replacing_a_submodule_with_a_file_is_refused_before_writing(
+def test_a_command_replacing_a_submodule_keeps_it_and_says_so(
     repo: Path, teddy: Teddy, env: dict, tmp_path: Path
 ) -> None:
+    """A change inside (or of) a submodule cannot be in a superproject snapshot: the result
+    keeps the submodule as the base had it, the rest is applied, and a note says so."""
     with_submodule(repo, env, tmp_path)
     with index_kept(repo, env):
-        session = start(
-            repo,
-            teddy,
-            edit("app.py", "hello", "bye"),
-            execute("rm -rf lib && echo text > lib"),
-        )
+        start(repo, teddy, edit("app.py", "hello", "bye"), execute("rm -rf lib && echo x > lib"))
         done = teddy.ok(repo, "execute", "-y")
-        assert "not applied" in done.stdout and "lib" in done.stdout
-        assert "hint:" in done.stderr
-        assert (repo / "app.py").read_text() == "print('hello')\n"  # nothing written
+        assert "note: changes inside submodule lib are not part of the result" in done.stdout
+        assert (repo / "app.py").read_text() == "print('bye')\n"
         assert (repo / "lib" / "lib.txt").read_text() == "v2\n"
-        assert git(repo, env, "status", "--porcelain") == ""
-        assert report_of(repo, env, session)["run_summary"]["applied"].startswith("not applied")
-        failed = teddy(repo, "restore", "-s", session, "01")
-        assert failed.returncode == 1 and "hint:" in failed.stderr, failed.stderr
-        assert "Traceback" not in failed.stderr
-        assert (repo / "app.py").read_text() == "print('hello')\n"
+        assert git(repo, env, "status", "--porcelain") == " M app.py\n"
+
+
+def test_restoring_a_file_into_a_nested_repository_is_refused_before_writing(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    """Turn 01 made data/x.txt; the user then made data/ a repository of its own: restoring
+    01 would write into it, so nothing is written and the hint says what to move."""
+    with index_kept(repo, env):
+        session = start(repo, teddy, edit("app.py", "hello", "bye"), create("data/x.txt", "x\n"))
+        teddy.ok(repo, "execute", "-y")
+        (repo / "data" / "x.txt").unlink()
+        nested_repo(repo / "data" / "inner", env, "mine\n")
+        os.rename(repo / "data" / "inner", repo / "data2")
+        (repo / "data").rmdir()
+        os.rename(repo / "data2", repo / "data")
+        git(repo, env, "checkout", "--", "app.py")
+        failed = teddy(repo, "restore", "--force", "-s", session, "01")
+        assert failed.returncode == 1, failed.stdout
+        assert failed.stderr.startswith("error: ") and "\nhint: " in failed.stderr
+        assert "data" in failed.stderr and "Traceback" not in failed.stderr
+        assert (repo / "app.py").read_text() == "print('hello')\n"  # nothing written
+        assert (repo / "data" / "own.txt").read_text() == "mine\n"
+        assert not (repo / "data" / "x.txt").exists()
 
 
 def nested_repo(path: Path, env: dict, text: str) -> str:
@@ -275,9 +280,8 @@ def test_untracked_nested_repositories_survive_snapshot_and_restore(
         git(repo / "nested", env, "commit", "-qam", "later")
         moved = git(repo / "nested", env, "rev-parse", "HEAD").strip()
         other = nested_repo(repo / "other", env, "other\n")
-        with sealed_process(env):
-            done = restore_turn(open_workspace(repo), "01", session, force=True)
-        assert sorted(done.notes) == [
+        done = teddy.ok(repo, "restore", "--force", "-s", session, "01")
+        assert sorted(notes(done.stderr)) == [
             f"note: nested repository 'nested' is left at {moved[:12]} while the new state "
             f"has {first[:12]}",
             f"note: nested repository 'other' is left in place at {other[:12]}; "

@@ -13,6 +13,8 @@ unchanged, the user's worktrees are as they were (teddy's own are locked), and n
 ran. Shapes that cannot be served are refused before anything is written (the last tests).
 """
 
+import re
+import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +39,7 @@ class Shape:
     build: Callable[[Path, dict[str, str]], Path]
     check: Callable[[Path, dict[str, str]], None] = lambda work, env: None
     on_disk: dict[str, bytes] = field(default_factory=dict)  # app.txt after turn 01, raw
-    pending: str = ""  # why this shape does not work yet (an expected failure until fixed)
+    command: str = "cat app.txt"  # turn 01's EXECUTE, run in the scratch worktree
 
 
 def _init(path: Path, env: dict[str, str], *options: str) -> Path:
@@ -136,12 +138,55 @@ def user_hooks(tmp: Path, env: dict[str, str]) -> Path:
     return work
 
 
+def submodule(tmp: Path, env: dict[str, str]) -> Path:
+    """A real submodule `lib`; the plan's command reads a file of it."""
+    lib = _init(tmp / "lib-origin", env)
+    _commit(lib, env, {"lib.txt": "library\n"})
+    work = plain(tmp, env)
+    add = ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib"]
+    git(work, env, *add)
+    git(work, env, "commit", "-qm", "add lib")
+    return work
+
+
+def submodule_untouched(work: Path, env: dict[str, str]) -> None:
+    assert git(work / "lib", env, "status", "--porcelain") == ""
+    assert (work / "lib" / "lib.txt").read_text() == "library\n"
+    git(work / "lib", env, "fsck", "--strict")
+
+
+def signed(tmp: Path, env: dict[str, str]) -> Path:
+    """commit.gpgSign with an ssh key: session commits are signed as git signs."""
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("needs ssh-keygen")
+    work = plain(tmp, env)
+    key = tmp / "key"
+    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], tmp, env, check=True)
+    allowed = tmp / "allowed_signers"
+    allowed.write_text(f"author@example.com {(tmp / 'key.pub').read_text()}")
+    for name, value in (
+        ("gpg.format", "ssh"),
+        ("user.signingKey", str(tmp / "key.pub")),
+        ("gpg.ssh.allowedSignersFile", str(allowed)),
+        ("commit.gpgSign", "true"),
+    ):
+        git(work, env, "config", name, value)
+    return work
+
+
+def every_session_commit_verifies(work: Path, env: dict[str, str]) -> None:
+    branches = git(work, env, "for-each-ref", "--format=%(refname)", "refs/heads/teddy/")
+    commits = {c for ref in branches.split() for c in git(work, env, "rev-list", ref).split()}
+    assert commits
+    for commit in commits:
+        git(work, env, "verify-commit", commit)
+
+
 def no_user_hook_ran(work: Path, env: dict[str, str]) -> None:
     ran = work.parent / "hooks-ran"
     assert not ran.exists(), ran.read_text()
 
 
-PENDING_CONVERSION = "applied files are raw blobs: checkout conversion comes with wip/checkout"
 SHAPES = [
     Shape("plain", plain),
     Shape("sha256", sha256),
@@ -149,24 +194,23 @@ SHAPES = [
         "autocrlf",
         autocrlf,
         on_disk={"app.txt": b"one\r\nTWO\r\nthree\r\n"},
-        pending=PENDING_CONVERSION,
     ),
     Shape(
         "eol-attribute",
         eol_attribute,
         on_disk={"app.txt": b"one\r\nTWO\r\nthree\r\n"},
-        pending=PENDING_CONVERSION,
     ),
     Shape(
         "filter",
         clean_smudge_filter,
         on_disk={"app.txt": b"one\nTWO\nthree\n"},
-        pending=PENDING_CONVERSION,
     ),
-    Shape("ident", ident, pending=PENDING_CONVERSION),
+    Shape("ident", ident),
     Shape("linked-worktree", linked_worktree),
     Shape("sparse-cone", sparse_cone, sparse_check),
     Shape("user-hooks", user_hooks, no_user_hook_ran),
+    Shape("submodule", submodule, submodule_untouched, command="cat app.txt lib/lib.txt"),
+    Shape("commit-gpgsign", signed, every_session_commit_verifies),
 ]
 
 
@@ -190,10 +234,10 @@ def assert_as_git_writes(work: Path, env: dict[str, str], *paths: str) -> None:
         assert (work / rel).read_bytes() == checkout_form(work, env, rel), rel
 
 
-def repository_content(work: Path, env: dict[str, str], rel: str) -> str:
-    """What `git add` would store for `rel` (clean side), as text."""
-    blob = _git_bytes(work, env, "hash-object", "-w", f"--path={rel}", rel).decode().strip()
-    return _git_bytes(work, env, "cat-file", "blob", blob).decode()
+def text_of(work: Path, rel: str) -> str:
+    """The file's text as the user reads it, whatever its line endings or ident."""
+    text = (work / rel).read_bytes().decode().replace("\r\n", "\n")
+    return re.sub(r"\$Id: [0-9a-f]+ \$", "$Id$", text).removeprefix("$Id$\n")
 
 
 def user_state(work: Path, env: dict[str, str]) -> tuple[str, list[str]]:
@@ -219,15 +263,7 @@ def status(work: Path, env: dict[str, str]) -> list[str]:
 # ---- the flow ---------------------------------------------------------------------------------
 
 
-CASES = [
-    pytest.param(shape, id=shape.name, marks=[pytest.mark.xfail(reason=shape.pending, strict=True)])
-    if shape.pending
-    else pytest.param(shape, id=shape.name)
-    for shape in SHAPES
-]
-
-
-@pytest.mark.parametrize("shape", CASES)
+@pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
 def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) -> None:
     work = shape.build(tmp_path, env)
     teddy = Teddy(env)
@@ -235,15 +271,15 @@ def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) 
     queue(
         replies,
         plan_text(
-            edit("app.txt", "two", "TWO"), create("notes/new.txt", "new\n"), execute("cat app.txt")
+            edit("app.txt", "two", "TWO"), create("notes/new.txt", "new\n"), execute(shape.command)
         ),
         plan_text(edit("app.txt", "three", "THREE")),
     )
     session = teddy.ok(work, "new", "shape").stdout.strip()
     teddy.ok(work, "plan", "-m", "first")
     teddy.ok(work, "execute", "-y")
-    assert "TWO" in repository_content(work, env, "app.txt")
-    assert repository_content(work, env, "notes/new.txt") == "new\n"
+    assert text_of(work, "app.txt") == "one\nTWO\nthree\n"
+    assert text_of(work, "notes/new.txt") == "new\n"
     if shape.on_disk:
         assert (work / "app.txt").read_bytes() == shape.on_disk["app.txt"]
     assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
@@ -251,11 +287,11 @@ def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) 
 
     teddy.ok(work, "plan", "-m", "second")
     teddy.ok(work, "execute", "-y")
-    assert "THREE" in repository_content(work, env, "app.txt")
+    assert text_of(work, "app.txt") == "one\nTWO\nTHREE\n"
     assert_as_git_writes(work, env, "app.txt")
 
     teddy.ok(work, "restore", "01")
-    assert repository_content(work, env, "app.txt").replace("\r", "") == "one\nTWO\nthree\n"
+    assert text_of(work, "app.txt") == "one\nTWO\nthree\n"
     assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
     blamed = teddy.ok(work, "blame", "notes/new.txt").stdout.split(None, 2)
     assert blamed[:2] == ["1", f"{session}/01"]

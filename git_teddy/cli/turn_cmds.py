@@ -100,8 +100,9 @@ def execute(session: str | None, yes: bool) -> int:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
     the report, apply the result to your working tree as uncommitted changes.
 
-    Exit status: 0 done; 4 an action failed; 5 you quit at an approval; 6 the result
-    conflicts with your edits and was not applied (1: refused, nothing done)."""
+    Exit status: 0 done; 4 an action failed; 5 you quit at an approval; 6 the result was
+    kept but not applied: it conflicts with your edits, or would write into a submodule
+    (1: refused, nothing done)."""
     from git_teddy.cli.terminal import execute_ui
     from git_teddy.execute.runner import execute_turn
 
@@ -124,14 +125,16 @@ def execute(session: str | None, yes: bool) -> int:
         )
     else:
         click.echo(f"result: {summary.applied}")
-    return execute_exit_code(summary.status, bool(result.apply and result.apply.conflicts))
+    refused = str(summary.applied).startswith("not applied")  # it could not be served
+    not_applied = refused or bool(result.apply and result.apply.conflicts)
+    return execute_exit_code(summary.status, not_applied)
 
 
-def execute_exit_code(status: str, conflicts: bool) -> int:
+def execute_exit_code(status: str, not_applied: bool) -> int:
     """`execute`'s exit status, git-style: 0 only when the turn went as planned."""
     if status == "ABORTED":
         return EXIT_TURN_STOPPED
-    if conflicts:
+    if not_applied:
         return EXIT_NOT_APPLIED
     return EXIT_TURN_FAILED if status == "FAILURE" else 0
 
@@ -148,6 +151,8 @@ def restore(target: str, session: str | None, force: bool) -> None:
     done = restore_turn(open_workspace(), target, session, force)
     what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
     click.echo(f"restored {what} of {done.session}: {len(done.changed)} file(s) changed")
+    for note in done.notes:  # submodules left as they are, as git checkout leaves them
+        click.echo(note, err=True)
     if done.branch:
         click.echo(f"the session continues from {what} on branch {done.branch}")
     back = f"git teddy restore -s {done.session} {done.saved[:12]}"
@@ -189,6 +194,8 @@ def branch(
     start = TurnRecord.from_yaml(original[TURN_RECORD]).base_snapshot
     # The alternative starts where the original turn did: so do your files.
     placed = place_snapshot(ws, ref.session, start, f"branching from turn {ref.turn}", force)
+    for note in placed.notes:
+        click.echo(note, err=True)
     name = ws.store.create_branch(ref)
     reply = read_text(from_file) if from_file is not None else None
     planned = plan_turn(

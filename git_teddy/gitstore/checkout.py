@@ -44,14 +44,16 @@ def checkout_blobs(toplevel: Path, scratch: Path, entries: Sequence[Entry]) -> N
     env = {"GIT_INDEX_FILE": str(index)}
     try:
         listing = "".join(f"{e.mode} {e.blob}\t{e.path}\0" for e in entries)
-        runner.output(["update-index", "-z", "--index-info"], toplevel, env, input=listing)
+        no_hooks = runner.hookless(scratch / "no-hooks")
+        update = [*no_hooks, "update-index", "-z", "--index-info"]
+        runner.output(update, toplevel, env, input=listing)
         # Attribute files first: the rest is converted by the attributes it will have,
         # as `git checkout` does when a commit changes .gitattributes.
         attributes = [e.path for e in entries if PurePosixPath(e.path).name == ATTRIBUTES]
         others = [e.path for e in entries if PurePosixPath(e.path).name != ATTRIBUTES]
         for paths in (attributes, others):
             if paths:
-                args = ["checkout-index", "--force", "-z", "--stdin"]
+                args = [*no_hooks, "checkout-index", "--force", "-z", "--stdin"]
                 runner.output(args, toplevel, env, input=_stdin_paths(paths))
     finally:
         index.unlink(missing_ok=True)
@@ -69,6 +71,9 @@ def worktree_forms(toplevel: Path, scratch: Path, blobs: Mapping[str, str]) -> d
         env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
         files = Path(folder) / "files"
         listing = "".join(f"{REGULAR_MODE} {blob}\t{path}\0" for path, blob in blobs.items())
-        runner.output(["update-index", "-z", "--index-info"], toplevel, env, input=listing)
-        runner.output(["checkout-index", "--all", "--force", f"--prefix={files}/"], toplevel, env)
+        no_hooks = runner.hookless(scratch / "no-hooks")
+        update = [*no_hooks, "update-index", "-z", "--index-info"]
+        runner.output(update, toplevel, env, input=listing)
+        checkout = ["checkout-index", "--all", "--force", f"--prefix={files}/"]
+        runner.output([*no_hooks, *checkout], toplevel, env)
         return {path: (files / path).read_bytes() for path in blobs}

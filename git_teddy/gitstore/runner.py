@@ -80,6 +80,13 @@ def output_bytes(args: Sequence[str], cwd: Path | None = None, input: bytes | No
     return proc.stdout
 
 
+def hookless(no_hooks: Path) -> list[str]:
+    """`-c` options under which git runs none of the user's hooks (`no_hooks` holds none):
+    a post-index-change or post-checkout hook of theirs is not for teddy's temporary
+    indexes and scratch worktrees."""
+    return ["-c", f"core.hooksPath={no_hooks}"]
+
+
 def failure(args: Sequence[str], detail: str) -> GitFailed:
     return GitFailed(
         f"git {args[0]} failed: {detail}",

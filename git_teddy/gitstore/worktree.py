@@ -36,7 +36,8 @@ def _hookless(no_hooks: Path) -> list[str]:
     filesystem monitor (core.fsmonitor) is the user's hook too. Submodules are teddy's to
     populate (gitstore.submodules): a user's submodule.recurse never makes git do it."""
     return [
-        *("-c", f"core.hooksPath={no_hooks}", "-c", "core.fsmonitor=false"),
+        *runner.hookless(no_hooks),
+        *("-c", "core.fsmonitor=false"),
         *("-c", "submodule.recurse=false"),
     ]
 

@@ -77,7 +77,7 @@ def worktree_tree(cwd: Path, index: Path, scratch: Path) -> str:
             _copy_keeping_mtime(index, temp_index)
         env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
         # No hooks: the user's post-index-change hook is not for teddy's temporary index.
-        no_hooks = ["-c", f"core.hooksPath={scratch / 'no-hooks'}"]
+        no_hooks = runner.hookless(scratch / "no-hooks")
         add_all(cwd, env, config=no_hooks)
         return runner.output([*no_hooks, "write-tree"], cwd, env).strip()
     finally:
