@@ -47,6 +47,7 @@ class Context(Enum):
 class Sanitized:
     text: str
     origin: list[int]  # 1-based line in the input for each output line
+    unclosed: int | None = None  # the line (of `text`) of a fence left open to the end
 
 
 def parse_fence(line: str) -> Fence | None:
@@ -123,12 +124,13 @@ def _sanitize(text: str, deadline: Deadline | None) -> Sanitized:
             lines, origin = lines[start:], origin[start:]
             if wrapper is not None:
                 lines, origin = _drop_closing_wrapper(lines, origin, wrapper)
-        fixed, kept = _Fixer(lines, deadline).run()
+        fixer = _Fixer(lines, deadline)
+        fixed, kept = fixer.run()
         changed = fixed != lines
         lines, origin = fixed, [origin[i] for i in kept]
         if not changed and not _find_title(lines)[0]:
             break
-    return Sanitized("\n".join(lines), origin)
+    return Sanitized("\n".join(lines), origin, fixer.unclosed)
 
 
 def _find_title(lines: list[str]) -> tuple[int, Fence | None]:
@@ -222,6 +224,7 @@ class _Fixer:
     def __init__(self, lines: list[str], deadline: Deadline | None) -> None:
         self.lines = lines
         self.deadline = deadline
+        self.unclosed: int | None = None  # 1-based output line of a block open to the end
         self.fences = [parse_fence(line) for line in lines]
         self.boundary = [self._is_boundary(line) for line in lines]
         self.next_nonblank = self._next_nonblank()
@@ -287,6 +290,7 @@ class _Fixer:
         content = self.lines[start + 1 :]
         if not any(line.strip() for line in content):
             return len(self.lines)  # a lone opening fence at the end: a stray, e.g. of a wrapper
+        self.unclosed = len(out) + 1
         out.extend([_lengthened(self.lines[start], fence, content)[0], *content])
         origin.extend(range(start, len(self.lines)))
         return len(self.lines)

@@ -110,6 +110,7 @@ def check_plan(text: str, seconds: float | None = None) -> tuple[Plan | None, li
             Problem(1, "the plan is empty", "start with a `# Title` line; see the plan format")
         ]
     source = _Source(sanitized)
+    cut_off = _unclosed_problem(source, sanitized.unclosed)
     too_deep = nesting_problem(source.lines)
     if too_deep is not None:
         return None, [replace(too_deep, line=source.origin_of(too_deep.line))]
@@ -119,8 +120,23 @@ def check_plan(text: str, seconds: float | None = None) -> tuple[Plan | None, li
         plan = builder.build(parser.parse(sanitized.text))
     except TooSlow as stopped:
         return None, [slow_problem(deadline, source.origin_of(stopped.line))]
-    problems = sorted(dict.fromkeys(builder.problems), key=lambda problem: problem.line)
+    found = builder.problems + ([cut_off] if cut_off else [])
+    problems = sorted(dict.fromkeys(found), key=lambda problem: problem.line)
     return (plan if not problems else None), problems
+
+
+def _unclosed_problem(source: "_Source", line: int | None) -> Problem | None:
+    """A code block still open at the end of the plan: the reply was most likely cut off
+    (a model that ran out of tokens), so what looks like a shorter plan is not used."""
+    if line is None:
+        return None
+    where = source.origin_of(line)
+    return Problem(
+        where,
+        f"the code block opened at line {where} is never closed: the plan looks cut off",
+        "close every code block with a fence as long as its opening one, and make sure the "
+        "whole plan is there (a shorter plan is better than one cut off)",
+    )
 
 
 def children(node: Node) -> Iterator[Node]:
