@@ -122,16 +122,21 @@ _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
 
 class Integer(Setting):
-    """A whole number of at least `minimum`, with git's suffixes."""
+    """A whole number from `minimum` to `maximum`, with git's suffixes. Every one has a
+    maximum: a value past what the code can use (a timeout no timer takes, a retry count
+    nobody waits for) is refused when read, not met as an overflow later."""
 
     default: int
 
-    def __init__(self, key: str, help: str, default: int, minimum: int, unit: str = "") -> None:
+    def __init__(
+        self, key: str, help: str, default: int, minimum: int, maximum: int, unit: str = ""
+    ) -> None:
         super().__init__(key, help, str(default))
         self.default = default
         self.minimum = minimum
+        self.maximum = maximum
         self.kind = f"whole number{' of ' + unit if unit else ''}"
-        self.requirement = f"a whole number of at least {minimum}"
+        self.requirement = f"a whole number from {minimum} to {maximum}"
 
     @property
     def shown_default(self) -> str:
@@ -145,13 +150,13 @@ class Integer(Setting):
         if match is None:
             raise ValueError(raw)
         value = int(match[1]) * _UNITS[match[2].lower()]
-        if value < self.minimum:
+        if not self.minimum <= value <= self.maximum:
             raise ValueError(raw)
         return value
 
 
 class Number(Setting):
-    """A finite number (fractions allowed) of 0 or more; no suffixes."""
+    """A number (fractions allowed) from 0 to `maximum`; no suffixes."""
 
     default: float
 
@@ -164,13 +169,15 @@ class Number(Setting):
         default: float = 0.0,
         measure: str = "",
         shown: str = "",
+        maximum: float = 1e6,
     ) -> None:
         super().__init__(key, help, example)
         self.default = default
         self.unit = unit
+        self.maximum = maximum
         self.measure = measure or f"a number of {unit}"  # what a value is, for errors
         self.kind = f"number ({unit})"
-        self.requirement = f"{self.measure}, 0 or more"
+        self.requirement = f"{self.measure} from 0 to {maximum:g}"
         self._shown = shown or f"{default:g}"
 
     @property
@@ -182,7 +189,7 @@ class Number(Setting):
 
     def parse(self, raw: str) -> float:
         value = float(raw)
-        if not 0 <= value < float("inf"):  # NaN fails every comparison
+        if not 0 <= value <= self.maximum:  # NaN fails every comparison
             raise ValueError(raw)
         return value
 
@@ -190,7 +197,13 @@ class Number(Setting):
         """The concrete key of a per-model template (`teddy.price.<model>.input`)."""
         key = self.key.replace(MODEL_PLACEHOLDER, model)
         return Number(
-            key, self.help, self.example, self.unit, measure=self.measure, shown=self._shown
+            key,
+            self.help,
+            self.example,
+            self.unit,
+            measure=self.measure,
+            shown=self._shown,
+            maximum=self.maximum,
         )
 
 
@@ -270,18 +283,21 @@ MAX_RETRIES = Integer(
     "Times an invalid plan is sent back to the model with its problems before planning fails.",
     default=2,
     minimum=0,
+    maximum=20,
 )
 MAX_TOKENS = Integer(
     "teddy.maxTokens",
     "Most tokens the anthropic provider may answer with (its max_tokens).",
     default=8192,
     minimum=1,
+    maximum=10_000_000,
 )
 TIMEOUT = Integer(
     "teddy.timeout",
     "Seconds to wait for a model's HTTP answer.",
     default=120,
     minimum=1,
+    maximum=86_400,
     unit="seconds",
 )
 HTTP_RETRIES = Integer(
@@ -289,6 +305,7 @@ HTTP_RETRIES = Integer(
     "Times a model request is retried after a lost connection, HTTP 429 or 5xx.",
     default=3,
     minimum=0,
+    maximum=20,
 )
 RETRY_DELAY = Number(
     "teddy.retryDelay",
@@ -297,6 +314,16 @@ RETRY_DELAY = Number(
     example="1",
     unit="seconds",
     default=1.0,
+    maximum=600,
+)
+REPLY_TIMEOUT = Integer(
+    "teddy.replyTimeout",
+    "Seconds a model's whole reply may take, from the request to its last byte (teddy.timeout "
+    "bounds each wait for the next byte); a stream of keep-alives ends here.",
+    default=600,
+    minimum=1,
+    maximum=86_400,
+    unit="seconds",
 )
 PRICE_INPUT = Number(
     "teddy.price.<model>.input",
@@ -328,6 +355,7 @@ CONTEXT_WINDOW = Integer(
     "their decisions to fit in it.",
     default=128_000,
     minimum=1,
+    maximum=1024**4,
     unit="tokens",
 )
 MAX_RESOURCE_BYTES = Integer(
@@ -335,6 +363,7 @@ MAX_RESOURCE_BYTES = Integer(
     "Bytes of each file or URL put into a turn's context; the rest is cut (and noted).",
     default=500_000,
     minimum=1,
+    maximum=1024**3,
     unit="bytes",
 )
 FETCH_TIMEOUT = Integer(
@@ -342,6 +371,7 @@ FETCH_TIMEOUT = Integer(
     "Seconds to wait for a URL named in the context.",
     default=20,
     minimum=1,
+    maximum=86_400,
     unit="seconds",
 )
 APPLY = Choice(
@@ -363,6 +393,7 @@ EXECUTE_TIMEOUT = Integer(
     "Seconds a RUN action's command may take before it is stopped.",
     default=300,
     minimum=1,
+    maximum=7 * 86_400,
     unit="seconds",
 )
 EXECUTE_OUTPUT_CAP = Integer(
@@ -371,6 +402,7 @@ EXECUTE_OUTPUT_CAP = Integer(
     "middle is cut.",
     default=20_000,
     minimum=1,
+    maximum=100_000_000,
     unit="characters",
 )
 WORKTREE_LINK = Paths(
@@ -400,6 +432,7 @@ REGISTRY: tuple[Setting, ...] = (
     MAX_RETRIES,
     MAX_TOKENS,
     TIMEOUT,
+    REPLY_TIMEOUT,
     HTTP_RETRIES,
     RETRY_DELAY,
     PRICE_INPUT,

@@ -19,8 +19,12 @@ Scripting: each request takes the next reply from the queue; when the queue is e
     server.default = error_reply(500, "down")             # 500 forever
     server.push(Reply(delay=5))                           # slow: answers after 5 s
     server.push(Reply(drop=True))                         # connection reset, no answer
-    model_reply(text, tokens_in=11, tokens_out=7, model=None, chunk_delay=0.0)
+    model_reply(text, tokens_in=11, tokens_out=7, model=None, chunk_delay=0.0,
+                finish_reason="stop", keepalive=0.0)
         a successful completion in the server's dialect (model: the one requested);
+        finish_reason="length" is a reply cut off at the output limit (Anthropic:
+        stop_reason "max_tokens"); keepalive=S streams the first chunk, then a `: keep-alive`
+        comment every S seconds, forever (OpenAI streams only);
     error_reply(status, message, retry_after=None, delay=0.0)
         an error with the API's error body ({"error": {"message": ...}}) and Retry-After;
     Reply(status=200, json=None, body=None, headers={}, delay=0.0, drop=False)
@@ -31,6 +35,7 @@ received, in order; `.json` parses the body; headers are keyed in lower case.
 `server.env(model="test-model")` gives the TEDDY_*/key variables that point git teddy at it.
 """
 
+import itertools
 import json
 import socket
 import struct
@@ -65,6 +70,8 @@ class ModelReply:
     tokens_out: int = 7
     model: str | None = None
     chunk_delay: float = 0.0  # between streamed chunks
+    finish_reason: str = "stop"  # "length": cut off at the output limit
+    keepalive: float = 0.0  # > 0: after the first chunk, only keep-alive comments, forever
 
 
 def model_reply(
@@ -73,8 +80,14 @@ def model_reply(
     tokens_out: int = 7,
     model: str | None = None,
     chunk_delay: float = 0.0,
+    finish_reason: str = "stop",
+    keepalive: float = 0.0,
 ) -> Reply:
-    return Reply(completion=ModelReply(text, tokens_in, tokens_out, model, chunk_delay))
+    return Reply(
+        completion=ModelReply(
+            text, tokens_in, tokens_out, model, chunk_delay, finish_reason, keepalive
+        )
+    )
 
 
 def error_reply(
@@ -229,7 +242,7 @@ class OpenAIServer(ScriptedServer):
         base = {"id": "chatcmpl-test", "created": 1_790_000_000, "model": model}
         if not asked.get("stream"):
             message = {"role": "assistant", "content": reply.text}
-            choice = {"index": 0, "message": message, "finish_reason": "stop"}
+            choice = {"index": 0, "message": message, "finish_reason": reply.finish_reason}
             body = base | {"object": "chat.completion", "choices": [choice], "usage": usage}
             handler._send(Reply(json=body))
             return
@@ -243,10 +256,14 @@ class OpenAIServer(ScriptedServer):
         events = [
             chunk | {"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
         ]
-        events.append(chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        last = {"index": 0, "delta": {}, "finish_reason": reply.finish_reason}
+        events.append(chunk | {"choices": [last]})
         if (asked.get("stream_options") or {}).get("include_usage"):
             events.append(chunk | {"choices": [], "usage": usage})
         lines = [f"data: {json.dumps(event)}\n\n" for event in events] + ["data: [DONE]\n\n"]
+        if reply.keepalive:
+            self._keep_alive(handler, lines[0], reply.keepalive)
+            return
         for line in lines:
             data = line.encode()
             handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
@@ -255,6 +272,20 @@ class OpenAIServer(ScriptedServer):
                 handler.close_connection = True
                 return
         handler.wfile.write(b"0\r\n\r\n")
+
+    def _keep_alive(self, handler: _Handler, first: str, every: float) -> None:
+        """The first event, then a server-sent-events comment every `every` seconds until
+        the server stops or the client hangs up: a stream that never ends."""
+        handler.close_connection = True
+        try:
+            for line in itertools.chain([first], itertools.repeat(": keep-alive\n\n")):
+                data = line.encode()
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                handler.wfile.flush()
+                if self.stopped.wait(every):
+                    return
+        except OSError:
+            return  # the client gave up
 
 
 class AnthropicServer(ScriptedServer):
@@ -276,7 +307,7 @@ class AnthropicServer(ScriptedServer):
             "role": "assistant",
             "model": reply.model or request.json.get("model", "unknown"),
             "content": [{"type": "text", "text": reply.text}],
-            "stop_reason": "end_turn",
+            "stop_reason": "max_tokens" if reply.finish_reason == "length" else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": reply.tokens_in, "output_tokens": reply.tokens_out},
         }

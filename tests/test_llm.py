@@ -96,6 +96,7 @@ def test_openai_request_shape_usage_and_cost(openai_server: OpenAIServer, tmp_pa
         "tokens_in": 1000,
         "tokens_out": 200,
         "cost": pytest.approx((1000 * 2.50 + 200 * 10.00) / 1e6),
+        "truncated": False,
     }
     [request] = openai_server.requests
     assert request.path == "/v1/chat/completions"
@@ -198,8 +199,8 @@ def test_environment_overrides_git_config(openai_server: OpenAIServer, tmp_path:
     [
         ("teddy.baseUrl", "localhost:11434/v1", "must be an http"),
         ("teddy.retryDelay", "soon", "number of seconds"),
-        ("teddy.timeout", "0", "at least 1"),
-        ("teddy.httpRetries", "-1", "at least 0"),
+        ("teddy.timeout", "0", "from 1 to 86400"),
+        ("teddy.httpRetries", "-1", "from 0 to 20"),
         ("teddy.timeout", "1.5", "whole number"),
     ],
 )
@@ -226,6 +227,7 @@ def test_anthropic_request_shape_usage_and_cost(
         "tokens_in": 2000,
         "tokens_out": 100,
         "cost": pytest.approx((2000 * 3.0 + 100 * 15.0) / 1e6),
+        "truncated": False,
     }
     [request] = anthropic_server.requests
     assert request.path == "/v1/messages"
@@ -479,6 +481,7 @@ def test_manual_writes_the_payload_copies_it_and_reads_stdin(tmp_path: Path) -> 
         "tokens_in": None,
         "tokens_out": None,
         "cost": None,
+        "truncated": False,
     }
     payload = tmp_path / "derived" / "manual" / "payload-0001.md"
     expected = "# System prompt\n\nthe system prompt\n\n# User\n\nthe payload\n"

@@ -48,9 +48,13 @@ def files_at(repo: Path, env: dict[str, str], commit: str) -> list[str]:
 @pytest.mark.parametrize(
     ("key", "value", "message"),
     [
-        ("teddy.execute.timeout", "-5", "must be a whole number of at least 1, not '-5'"),
+        ("teddy.execute.timeout", "-5", "must be a whole number from 1 to 604800, not '-5'"),
         ("teddy.apply", "sometimes", "must be auto, ask or never, not 'sometimes'"),
-        ("teddy.execute.outputCap", "lots", "must be a whole number of at least 1, not 'lots'"),
+        (
+            "teddy.execute.outputCap",
+            "lots",
+            "must be a whole number from 1 to 100000000, not 'lots'",
+        ),
     ],
 )
 @pytest.mark.parametrize("where", ["git config", "environment"])
@@ -97,7 +101,7 @@ def test_bad_retries_stop_plan_before_the_model_is_asked(
     result = teddy(repo, "plan", "-m", "say hello")
     assert result.returncode == 1
     assert result.stderr.startswith(
-        "error: teddy.maxRetries must be a whole number of at least 0, not '-5'\nhint: "
+        "error: teddy.maxRetries must be a whole number from 0 to 20, not '-5'\nhint: "
     )
     assert openai_server.requests == []
     assert tip(repo, env, session) == before
@@ -143,7 +147,9 @@ def test_what_git_rejects_as_a_number_is_rejected(
 @pytest.mark.parametrize("raw", ["-1", "soon", "nan", "inf", "2k"])
 def test_seconds_with_fractions_must_be_finite_and_not_negative(raw: str) -> None:
     assert Settings({"teddy.retrydelay": ["0.25"]}, {}).number(RETRY_DELAY) == 0.25
-    with pytest.raises(TeddyError, match=r"teddy\.retryDelay must be a number of seconds, 0 or"):
+    with pytest.raises(
+        TeddyError, match=r"teddy\.retryDelay must be a number of seconds from 0 to 600"
+    ):
         Settings({"teddy.retrydelay": [raw]}, {}).number(RETRY_DELAY)
 
 
@@ -173,10 +179,10 @@ def test_config_says_where_each_value_comes_from(
     git(repo, env, "config", "--add", "teddy.channel", "ops")  # the last value wins
     git(repo, env, "config", "--add", "teddy.worktree.link", ".venv")
     git(repo, env, "config", "--add", "teddy.worktree.link", "node_modules")
-    git(repo, env, "config", "teddy.maxRetries", "1")
+    git(repo, env, "config", "teddy.maxResourceBytes", "1")
     git(repo, env, "config", "teddy.price.gpt-4o.input", "2")
     git(repo, env, "config", "teddy.aply", "never")  # a typo
-    env["TEDDY_MAX_RETRIES"] = "1k"  # the environment wins over git config
+    env["TEDDY_MAX_RESOURCE_BYTES"] = "1k"  # the environment wins over git config
 
     data = json.loads(teddy.ok(repo, "config", "--json").stdout)
     by_key = {entry["key"]: entry for entry in data["settings"]}
@@ -185,11 +191,11 @@ def test_config_says_where_each_value_comes_from(
         "ops",
         "git config",
     )
-    retries = by_key["teddy.maxRetries"]
+    retries = by_key["teddy.maxResourceBytes"]
     assert (retries["value"], retries["origin"], retries["env"]) == (
         1024,
         "environment",
-        "TEDDY_MAX_RETRIES",
+        "TEDDY_MAX_RESOURCE_BYTES",
     )
     assert (by_key["teddy.apply"]["value"], by_key["teddy.apply"]["origin"]) == ("auto", "default")
     assert by_key["teddy.worktree.link"]["value"] == [".venv", "node_modules"]
@@ -200,7 +206,7 @@ def test_config_says_where_each_value_comes_from(
 
     text = teddy.ok(repo, "config").stdout
     rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
-    assert rows["teddy.maxRetries"] == ["1024", "TEDDY_MAX_RETRIES"]
+    assert rows["teddy.maxResourceBytes"] == ["1024", "TEDDY_MAX_RESOURCE_BYTES"]
     assert rows["teddy.channel"] == ["ops", "git", "config"]
     assert rows["teddy.apply"] == ["auto", "default"]
     assert "note: teddy.aply is set in git config, but git-teddy reads no such setting" in text
@@ -216,7 +222,7 @@ def test_config_lists_a_bad_value_as_bad(repo: Path, teddy: Teddy, env: dict[str
     assert lines["teddy.apply"].split()[1:4] == ["sometimes", "git", "config"]
     assert lines["teddy.apply"].endswith("  bad: must be auto, ask or never")
     assert lines["teddy.timeout"].split()[1:3] == ["-5", "TEDDY_TIMEOUT"]
-    assert lines["teddy.timeout"].endswith("  bad: must be a whole number of at least 1")
+    assert lines["teddy.timeout"].endswith("  bad: must be a whole number from 1 to 86400")
     assert lines["teddy.model"].split() == ["teddy.model", "(none)", "default"]
     assert result.stderr.startswith("error: 2 settings have bad values: teddy.timeout, teddy.apply")
 
@@ -286,6 +292,6 @@ def test_a_price_set_only_in_the_environment_is_checked_too() -> None:
         Settings({}, environ).check()
     assert caught.value.message == (
         "teddy.price.gpt-4o.input (set by TEDDY_PRICE_GPT-4O_INPUT) must be a price in USD per "
-        "million tokens, 0 or more, not 'cheap'"
+        "million tokens from 0 to 1e+06, not 'cheap'"
     )
     assert Settings({}, {"TEDDY_PRICE_GPT-4O_INPUT": "2.5"}).price("GPT-4o", "input") == 2.5

@@ -19,10 +19,18 @@ class Completion(BaseModel):
     tokens_in: int | None = None
     tokens_out: int | None = None
     cost: float | None = None  # USD, None when the price or the usage is unknown
+    truncated: bool = False  # cut off at the output limit (finish_reason length, max_tokens)
 
 
 class ProviderError(TeddyError):
     """A model call that failed for a reason the user can see and fix (key, URL, model...)."""
+
+
+def token_count(value: object) -> int | None:
+    """A usage figure as the APIs document it (a whole number of 0 or more), else unknown."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
 
 
 class Provider(Protocol):

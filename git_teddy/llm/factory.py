@@ -17,6 +17,7 @@ from git_teddy.settings import (
     MODEL,
     PROVIDER,
     REPLAY_DIR,
+    REPLY_TIMEOUT,
     RETRY_DELAY,
     TIMEOUT,
     Settings,
@@ -119,4 +120,5 @@ def _policy(settings: Settings) -> HttpPolicy:
         timeout=float(settings.integer(TIMEOUT)),
         retries=settings.integer(HTTP_RETRIES),
         retry_delay=settings.number(RETRY_DELAY),
+        reply_timeout=float(settings.integer(REPLY_TIMEOUT)),
     )

@@ -4,11 +4,15 @@ Retried: 429, 5xx and connections lost mid-way (waits `retry_delay * 2**n`, or t
 `Retry-After` when it asks for at most a minute). Not retried: a refused connection and a
 timeout (the server is not there, or is already slow; waiting again would only double the
 wait). `timeout` bounds each wait for the server (connecting, and every read while
-streaming), not the whole reply, so a long streamed plan is never cut off.
+streaming); `reply_timeout` bounds the whole reply (a stream of keep-alives, or a body that
+trickles in, would otherwise be waited on forever): the body is read through `Body`, which
+checks it on every piece that arrives.
 """
 
+import json
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +31,7 @@ class HttpPolicy:
     timeout: float = 120.0
     retries: int = 3
     retry_delay: float = 1.0
+    reply_timeout: float = 600.0  # the whole of one reply, from the request to its end
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,44 @@ class Endpoint:
         return ProviderError(self.redact(message), self.redact(hint))
 
 
+class Body:
+    """A response's body, read before the reply's deadline or not at all."""
+
+    def __init__(self, response: "requests.Response", endpoint: Endpoint, policy: HttpPolicy):
+        self.response = response
+        self.headers = response.headers
+        self.endpoint = endpoint
+        self.policy = policy
+        self.deadline = time.monotonic() + policy.reply_timeout
+
+    def pieces(self) -> Iterator[bytes]:
+        """The body as it arrives (a streamed answer chunk by chunk), up to the deadline."""
+        for piece in self.response.iter_content(chunk_size=None):
+            if time.monotonic() > self.deadline:
+                seconds = f"{self.policy.reply_timeout:g}"
+                raise self.endpoint.error(
+                    f"{self.endpoint.provider} did not finish its reply within {seconds} s "
+                    "(teddy.replyTimeout)",
+                    "try again, or give the model more time: `git config teddy.replyTimeout 1200`",
+                )
+            yield piece
+
+    def lines(self) -> Iterator[bytes]:
+        """Lines without their line ends (server-sent events end them with LF or CRLF)."""
+        pending = b""
+        for piece in self.pieces():
+            *complete, pending = (pending + piece).split(b"\n")
+            yield from (line.removesuffix(b"\r") for line in complete)
+        if pending:
+            yield pending.removesuffix(b"\r")
+
+    def content(self) -> bytes:
+        return b"".join(self.pieces())
+
+    def text(self) -> str:
+        return self.content().decode(self.response.encoding or "utf-8", "replace")
+
+
 class _Retry(Exception):
     """A failure worth another attempt: `message` describes it if none is left."""
 
@@ -59,21 +102,21 @@ def post_json(
     endpoint: Endpoint,
     body: dict[str, Any],
     policy: HttpPolicy,
-    read: Callable[["requests.Response"], T],
-    stream: bool = False,
+    read: Callable[[Body], T],
 ) -> T:
-    """POST `body` and return `read(response)` for the first 2xx answer."""
+    """POST `body` and return `read(answer)` for the first 2xx answer."""
     attempts = policy.retries + 1
     for attempt in range(attempts):
         try:
-            return _attempt(endpoint, body, policy, read, stream)
+            return _attempt(endpoint, body, policy, read)
         except _Retry as failure:
             if attempt + 1 == attempts:
                 raise endpoint.error(
                     f"{failure.message} (after {attempts} attempt{'s' if attempts > 1 else ''})",
                     failure.hint,
                 ) from None
-            backoff = policy.retry_delay * 2**attempt
+            # Doubling stops at a minute (or the configured delay): never a wait of days.
+            backoff = min(policy.retry_delay * 2**attempt, max(policy.retry_delay, 60.0))
             time.sleep(failure.wait if failure.wait is not None else backoff)
     raise AssertionError("unreachable")
 
@@ -82,8 +125,7 @@ def _attempt(
     endpoint: Endpoint,
     body: dict[str, Any],
     policy: HttpPolicy,
-    read: Callable[["requests.Response"], T],
-    stream: bool,
+    read: Callable[[Body], T],
 ) -> T:
     import requests
 
@@ -93,17 +135,18 @@ def _attempt(
             json=body,
             headers=endpoint.headers,
             timeout=(policy.timeout, policy.timeout),
-            stream=stream,
+            stream=True,  # the body is read through Body, within the reply's deadline
         )
     except requests.RequestException as error:
         raise _transport_error(endpoint, policy, error) from None
     with response:
-        if response.ok:
-            try:
-                return read(response)
-            except requests.RequestException as error:
-                raise _transport_error(endpoint, policy, error) from None
-        raise _status_error(endpoint, response)
+        answer = Body(response, endpoint, policy)
+        try:
+            if response.ok:
+                return read(answer)
+            raise _status_error(endpoint, answer)
+        except requests.RequestException as error:
+            raise _transport_error(endpoint, policy, error) from None
 
 
 def _chain(error: BaseException) -> list[object]:
@@ -161,8 +204,9 @@ def _transport_error(
     )
 
 
-def _status_error(endpoint: Endpoint, response: "requests.Response") -> Exception:
-    status, detail = response.status_code, endpoint.redact(_detail(response))
+def _status_error(endpoint: Endpoint, answer: Body) -> Exception:
+    response = answer.response
+    status, detail = response.status_code, endpoint.redact(_detail(answer))
     name = endpoint.provider
     if status == 429 or status >= 500:
         wait = _retry_after(response.headers.get("Retry-After"))
@@ -198,11 +242,11 @@ def _status_error(endpoint: Endpoint, response: "requests.Response") -> Exceptio
     )
 
 
-def _detail(response: "requests.Response") -> str:
+def _detail(answer: Body) -> str:
     """The provider's own error message: both APIs use {"error": {"message": ...}}."""
-    text = response.text.strip()
+    text = answer.text().strip()
     try:
-        data = response.json()
+        data = json.loads(text)
     except ValueError:
         data = None
     if isinstance(data, dict):
@@ -210,14 +254,17 @@ def _detail(response: "requests.Response") -> str:
         if isinstance(error, dict):
             error = error.get("message") or error.get("detail") or text
         text = str(error)
-    text = " ".join(text.split()) or response.reason or "no details"
+    text = " ".join(text.split()) or answer.response.reason or "no details"
     return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + "..."
 
 
 def _retry_after(value: str | None) -> float | None:
-    """Seconds from a `Retry-After: <seconds>` header; the HTTP-date form falls back to backoff."""
+    """Seconds from a `Retry-After: <seconds>` header; the HTTP-date form, and a value that is
+    no number of seconds (nan, inf), fall back to backoff; a negative one means now."""
     try:
         seconds = float(value) if value is not None else None
     except ValueError:
         return None
-    return max(seconds, 0.0) if seconds is not None else None
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return max(seconds, 0.0)

@@ -60,7 +60,7 @@ def ask(
     attempts: list[Attempt] = []
     for number in range(retries + 1):
         completion = provider.complete(system, messages)
-        value, problems = wanted.check(completion.text)
+        value, problems = _checked(completion, wanted)
         attempts.append(Attempt(completion, problems))
         if value is not None:
             return value, attempts
@@ -74,6 +74,22 @@ def ask(
             ChatMessage(role="user", content=wanted.retry(problems)),
         ]
     return None, attempts
+
+
+def _checked(completion: Completion, wanted: Wanted[T]) -> tuple[T | None, list[Problem]]:
+    """The reply read once; a reply cut off at the model's output limit is never used, even
+    when what arrived happens to read as a shorter valid one."""
+    if not completion.truncated:
+        return wanted.check(completion.text)
+    return None, [
+        Problem(
+            completion.text.count("\n") + 1,
+            f"the reply was cut off: it reached the model's output limit, so {wanted.noun} "
+            "is incomplete",
+            "reply again, shorter and complete to its end: fewer or smaller actions; the "
+            "rest can come in a later turn",
+        )
+    ]
 
 
 def retry_message(problems: list[Problem], what: str, document: str) -> str:

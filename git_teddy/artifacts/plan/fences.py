@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from git_teddy.artifacts.plan.bounds import Deadline
 from git_teddy.artifacts.plan.models import ACTION_TYPES, normalize_action_name
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
@@ -46,6 +47,7 @@ class Context(Enum):
 class Sanitized:
     text: str
     origin: list[int]  # 1-based line in the input for each output line
+    unclosed: int | None = None  # the line (of `text`) of a fence left open to the end
 
 
 def parse_fence(line: str) -> Fence | None:
@@ -60,6 +62,8 @@ def parse_fence(line: str) -> Fence | None:
 
 def is_marker(line: str) -> str | None:
     """`FIND:` / `**REPLACE:**` / `find:` ... -> "FIND" or "REPLACE"."""
+    if ":" not in line:
+        return None  # the quick answer for almost every line (sanitizing stays fast)
     bare = _MARKER_NOISE.sub("", line).upper()
     return bare[:-1] if bare in ("FIND:", "REPLACE:") else None
 
@@ -91,7 +95,22 @@ def sanitize(text: str) -> str:
     return sanitize_with_origin(text).text
 
 
-def sanitize_with_origin(text: str) -> Sanitized:
+_RECENT: dict[str, Sanitized] = {}  # the last few results: a reply is sanitized once, when
+_KEPT = 4  # checked, and the turn records that text without sanitizing it again
+
+
+def sanitize_with_origin(text: str, deadline: Deadline | None = None) -> Sanitized:
+    """`sanitize`, and where each line came from; raises bounds.TooSlow past `deadline`."""
+    known = _RECENT.get(text)
+    if known is None:
+        known = _sanitize(text, deadline)
+        _RECENT[text] = known
+        while len(_RECENT) > _KEPT:
+            del _RECENT[next(iter(_RECENT))]
+    return known
+
+
+def _sanitize(text: str, deadline: Deadline | None) -> Sanitized:
     lines = split_lines(text)
     origin = list(range(1, len(lines) + 1))
     # Fixing fences can reveal a title that was inside a broken block before: drop what
@@ -105,12 +124,13 @@ def sanitize_with_origin(text: str) -> Sanitized:
             lines, origin = lines[start:], origin[start:]
             if wrapper is not None:
                 lines, origin = _drop_closing_wrapper(lines, origin, wrapper)
-        fixed, kept = _Fixer(lines).run()
+        fixer = _Fixer(lines, deadline)
+        fixed, kept = fixer.run()
         changed = fixed != lines
         lines, origin = fixed, [origin[i] for i in kept]
         if not changed and not _find_title(lines)[0]:
             break
-    return Sanitized("\n".join(lines), origin)
+    return Sanitized("\n".join(lines), origin, fixer.unclosed)
 
 
 def _find_title(lines: list[str]) -> tuple[int, Fence | None]:
@@ -183,6 +203,8 @@ def _glued_to_text(out: list[str]) -> bool:
 
 def _context_after(line: str) -> Context | None:
     """The new context if `line` starts a part of the plan, else None."""
+    if "#" not in line:
+        return None  # sections and actions are headings
     if _SECTION.match(line):
         return Context.STRICT
     name = action_heading(line)
@@ -199,14 +221,18 @@ def _context_after(line: str) -> Context | None:
 class _Fixer:
     """One pass over the lines: find each block's real end and rewrite its fences."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], deadline: Deadline | None) -> None:
         self.lines = lines
+        self.deadline = deadline
+        self.unclosed: int | None = None  # 1-based output line of a block open to the end
         self.fences = [parse_fence(line) for line in lines]
         self.boundary = [self._is_boundary(line) for line in lines]
         self.next_nonblank = self._next_nonblank()
         self.context = Context.FREE
 
     def _is_boundary(self, line: str) -> bool:
+        if "#" not in line and ":" not in line:
+            return False  # neither a heading nor a marker
         if _SECTION.match(line) or is_marker(line):
             return True
         name = action_heading(line)
@@ -242,6 +268,8 @@ class _Fixer:
         return out, origin
 
     def _emit_block(self, start: int, fence: Fence, out: list[str], origin: list[int]) -> int:
+        if self.deadline is not None:
+            self.deadline.check(start + 1)  # finding a block's end may scan to the end
         close, stop = self._find_close(start, fence)
         if close is None and stop == len(self.lines):
             return self._emit_open_to_end(start, fence, out, origin)
@@ -262,6 +290,7 @@ class _Fixer:
         content = self.lines[start + 1 :]
         if not any(line.strip() for line in content):
             return len(self.lines)  # a lone opening fence at the end: a stray, e.g. of a wrapper
+        self.unclosed = len(out) + 1
         out.extend([_lengthened(self.lines[start], fence, content)[0], *content])
         origin.extend(range(start, len(self.lines)))
         return len(self.lines)

@@ -6,13 +6,22 @@ so a model can fix all of them in one retry.
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
-import commonmark
 from pydantic import TypeAdapter, ValidationError
 
+from git_teddy.artifacts.plan.bounds import (
+    MAX_INLINE_CHARS,
+    BoundedParser,
+    Deadline,
+    TooSlow,
+    deadline_for,
+    nesting_problem,
+    size_problem,
+    slow_problem,
+)
 from git_teddy.artifacts.plan.fences import (
     Sanitized,
     action_heading,
@@ -84,17 +93,50 @@ def parse_plan(text: str) -> Plan:
     return plan
 
 
-def check_plan(text: str) -> tuple[Plan | None, list[Problem]]:
-    """(the plan, []) or (None, the problems in line order)."""
-    sanitized = sanitize_with_origin(text)
+def check_plan(text: str, seconds: float | None = None) -> tuple[Plan | None, list[Problem]]:
+    """(the plan, []) or (None, the problems in line order), within `seconds` (by default
+    bounds.deadline_for the text) whatever the text: a text too large, too deeply nested or
+    too slow to read is a problem."""
+    too_big = size_problem(text)
+    if too_big is not None:
+        return None, [too_big]
+    deadline = Deadline(deadline_for(text) if seconds is None else seconds)
+    try:
+        sanitized = sanitize_with_origin(text, deadline)
+    except TooSlow:
+        return None, [slow_problem(deadline, 1)]
     if not sanitized.text.strip():
         return None, [
             Problem(1, "the plan is empty", "start with a `# Title` line; see the plan format")
         ]
-    builder = _PlanBuilder(_Source(sanitized))
-    plan = builder.build(commonmark.Parser().parse(sanitized.text))
-    problems = sorted(builder.problems, key=lambda problem: problem.line)
+    source = _Source(sanitized)
+    cut_off = _unclosed_problem(source, sanitized.unclosed)
+    too_deep = nesting_problem(source.lines)
+    if too_deep is not None:
+        return None, [replace(too_deep, line=source.origin_of(too_deep.line))]
+    parser = BoundedParser(deadline)
+    builder = _PlanBuilder(source, parser)
+    try:
+        plan = builder.build(parser.parse(sanitized.text))
+    except TooSlow as stopped:
+        return None, [slow_problem(deadline, source.origin_of(stopped.line))]
+    found = builder.problems + ([cut_off] if cut_off else [])
+    problems = sorted(dict.fromkeys(found), key=lambda problem: problem.line)
     return (plan if not problems else None), problems
+
+
+def _unclosed_problem(source: "_Source", line: int | None) -> Problem | None:
+    """A code block still open at the end of the plan: the reply was most likely cut off
+    (a model that ran out of tokens), so what looks like a shorter plan is not used."""
+    if line is None:
+        return None
+    where = source.origin_of(line)
+    return Problem(
+        where,
+        f"the code block opened at line {where} is never closed: the plan looks cut off",
+        "close every code block with a fence as long as its opening one, and make sure the "
+        "whole plan is there (a shorter plan is better than one cut off)",
+    )
 
 
 def children(node: Node) -> Iterator[Node]:
@@ -172,9 +214,23 @@ class _Section:
 
 
 class _PlanBuilder:
-    def __init__(self, source: _Source) -> None:
+    def __init__(self, source: _Source, parser: BoundedParser) -> None:
         self.source = source
+        self.parser = parser
         self.problems: list[Problem] = []
+
+    def links(self, node: Node | None) -> list[Node]:
+        """The links inside `node` (inlines are parsed here, on demand: bounds.py)."""
+        if node is None:
+            return []
+        if not self.parser.inline(node):
+            self.problem(
+                self.source.line(node),
+                f"a metadata line is longer than {MAX_INLINE_CHARS} characters",
+                "keep metadata lines short: a path, a URL or a few words; longer text goes "
+                "in the message or a file",
+            )
+        return list(descendants(node, "link"))
 
     def problem(self, line: int, message: str, hint: str) -> None:
         self.problems.append(Problem(line, message, hint))
@@ -463,7 +519,7 @@ class _ActionBuilder:
 
     def required(self, name: str, label: str) -> _Item | None:
         item = self.fields.get(name)
-        if item is None or (not item.value and not _links(item.node)):
+        if item is None or (not item.value and not self.plan.links(item.node)):
             example = "[path/from/root](/path/from/root)" if "Path" in label else "..."
             self.problem(
                 f"{self.where} has no `{label}`",
@@ -476,7 +532,7 @@ class _ActionBuilder:
         item = self.required(name, label)
         if item is None:
             return None
-        kind, target = _resource(_target(item))
+        kind, target = _resource(_target(self.plan, item))
         if kind != "file":
             self.problem(f"{self.where}: `{label}` must be a file in the project", LINK_HINT)
             return None
@@ -487,7 +543,7 @@ class _ActionBuilder:
         item = self.required("resource", "Resource")
         if item is None:
             return None
-        kind, target = _resource(_target(item))
+        kind, target = _resource(_target(self.plan, item))
         check = check_url if kind == "url" else check_path
         self.plan.problems.extend(check(target, item.line, self.where))
         return kind, target
@@ -496,7 +552,7 @@ class _ActionBuilder:
         item = self.fields.get("handoff_resources")
         if item is None:
             return []
-        targets = [link.destination for link in _links(item.node)]
+        targets = [link.destination for link in self.plan.links(item.node)]
         if not targets:
             nested = [node for node in children(item.node) if node.t == "list"]
             targets = [
@@ -599,7 +655,7 @@ class _ActionBuilder:
         item = self.fields.get("cwd")
         if item is None or not item.value:
             return None
-        _, target = _resource(_target(item))
+        _, target = _resource(_target(self.plan, item))
         self.plan.problems.extend(check_path(target, item.line, f"{self.where} (cwd)"))
         return target
 
@@ -753,14 +809,9 @@ def _split_item(raw: str) -> tuple[str, str] | None:
     return key, _OPTIONAL.sub("", value).strip()
 
 
-def _links(node: Node) -> list[Node]:
-    return list(descendants(node, "link"))
-
-
-def _target(item: _Item) -> str:
+def _target(plan: _PlanBuilder, item: _Item) -> str:
     """The link destination of a metadata line, else its value without wrapping."""
-    paragraph = item.node.first_child
-    links = list(descendants(paragraph, "link")) if paragraph is not None else []
+    links = plan.links(item.node.first_child)
     if links:
         return str(links[0].destination)
     return _strip_wrapping(item.value)
