@@ -1,7 +1,8 @@
 """A repository as git-teddy uses it: dulwich for objects and refs, the git CLI (through
 gitstore.runner) for discovery, settings, identities, remotes, blame and tree listings
 (where git is clearly better or faster). In a SHA-256 repository objects and refs are
-written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA-1 ids."""
+written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA-1 ids; in a
+shared one (core.sharedRepository) too, as git gives them the group's modes."""
 
 import os
 import time
@@ -147,7 +148,8 @@ class GitRepo:
         self.common_dir = location.common_dir
         self.index_file = location.index_file
         self.layout = Layout(location.common_dir)
-        # dulwich reads both object formats but writes SHA-1 ids only: git writes the rest.
+        # dulwich reads both object formats but writes SHA-1 ids only: git writes the rest
+        # (and, once teddy_config finds core.sharedRepository set, everything: see share).
         self.object_format = location.object_format
         self.git_writes = location.object_format != plumbing.SHA1
         # Whether session commits are signed (teddy.sign, commit.gpgsign): the workspace
