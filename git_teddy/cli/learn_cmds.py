@@ -115,7 +115,8 @@ def _refine(ws: Workspace, session: str, log_text: str, extract: str) -> str:
     last = attempts[-1]
     if workflow is not None:
         return unwrap_fence(last.completion.text).rstrip("\n") + "\n"
-    kept = keep_failed(ws.repo.layout.codify_replies, f"{session}-refine", attempts)
+    layout = ws.repo.layout
+    kept = keep_failed(layout.codify_replies, f"{session}-refine", attempts, layout.shared)
     raise TeddyError(
         f"the refined workflow is not valid after {len(attempts)} attempts:\n"
         + format_problems(last.problems),

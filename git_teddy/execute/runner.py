@@ -147,13 +147,14 @@ def _lost_submodule_changes(worktree: Worktree) -> list[str]:
 
 def _runtime_hooks(store: SessionStore) -> Path:
     """The shipped post-commit hook, copied where it can be made executable."""
-    folder = store.repo.layout.runtime_hooks
-    folder.mkdir(parents=True, exist_ok=True)
+    layout = store.repo.layout
+    folder = layout.shared.make_folders(layout.runtime_hooks)
     hook = folder / "post-commit"
     source = hook_source("post-commit")
     if not hook.exists() or hook.read_bytes() != source:
         hook.write_bytes(source)
         hook.chmod(0o755)
+        layout.shared.adjust(hook)
     return folder
 
 

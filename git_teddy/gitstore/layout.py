@@ -19,14 +19,17 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       manual/, replay/         the model providers' own state (git_teddy.llm.factory names
                                them; it is given the root)
 
-Standard library only (and the name of the main branch), for the fast paths. Nothing here
-creates a folder: whoever writes a file makes its parents.
+Standard library only (and the name of the main branch), for the fast paths. Whoever
+writes a file makes its parents, through `shared` (core.sharedRepository: a group-shared
+repository gets git's modes here too; the reader of the git config sets it, else the umask
+decides) and gives the file its mode with `shared.adjust` before renaming it into place.
 """
 
 from collections.abc import Collection
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.gitstore.permissions import Shared
 
 DERIVED_DIR = "teddy"
 
@@ -34,8 +37,9 @@ DERIVED_DIR = "teddy"
 class Layout:
     """The derived-state paths of the repository whose common dir is `common_dir`."""
 
-    def __init__(self, common_dir: Path) -> None:
+    def __init__(self, common_dir: Path, shared: Shared | None = None) -> None:
         self.root = common_dir / DERIVED_DIR
+        self.shared = shared or Shared()
 
     # ---- caches (rebuilt at will) ---------------------------------------------------------
 
@@ -100,8 +104,9 @@ class Layout:
 
     def write_marker(self, session: str, branch: str) -> None:
         marker = self.branch_marker(session)
-        marker.parent.mkdir(parents=True, exist_ok=True)
+        self.shared.make_folders(marker.parent)
         marker.write_text(branch + "\n")
+        self.shared.adjust(marker)
 
     def current_branch(self, session: str, branches: Collection[str]) -> str:
         """The conversation branch new turns of `session` go on, among its `branches`: the

@@ -1,7 +1,8 @@
 """A repository as git-teddy uses it: dulwich for objects and refs, the git CLI (through
 gitstore.runner) for discovery, settings, identities, remotes, blame and tree listings
 (where git is clearly better or faster). In a SHA-256 repository objects and refs are
-written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA-1 ids."""
+written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA-1 ids; in a
+shared one (core.sharedRepository) too, as git gives them the group's modes."""
 
 import os
 import time
@@ -16,7 +17,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
-from git_teddy.gitstore import checkout, gitwrite, plumbing, runner, submodules
+from git_teddy.gitstore import checkout, gitwrite, permissions, plumbing, runner, submodules
 from git_teddy.gitstore.changes import SESSION_PUSH_ENV, commit_id, is_object_id
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
@@ -25,7 +26,7 @@ from git_teddy.gitstore.runner import GitFailed
 TREE_MODE = 0o040000
 FILE_MODE = 0o100644
 GPG_SIGN = "commit.gpgsign"
-SHARED_REPOSITORY = "core.sharedrepository"
+SHARED_REPOSITORY = permissions.KEY
 FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
@@ -147,7 +148,8 @@ class GitRepo:
         self.common_dir = location.common_dir
         self.index_file = location.index_file
         self.layout = Layout(location.common_dir)
-        # dulwich reads both object formats but writes SHA-1 ids only: git writes the rest.
+        # dulwich reads both object formats but writes SHA-1 ids only: git writes the rest
+        # (and, once teddy_config finds core.sharedRepository set, everything: see share).
         self.object_format = location.object_format
         self.git_writes = location.object_format != plumbing.SHA1
         # Whether session commits are signed (teddy.sign, commit.gpgsign): the workspace
@@ -173,7 +175,15 @@ class GitRepo:
         same git process and are kept in `git_config`."""
         values = plumbing.read_config(self.cwd, "teddy", also=FOLLOWED_CONFIG)
         self.git_config = {key: values.pop(key) for key in FOLLOWED_CONFIG if key in values}
+        self.share(permissions.Shared.from_config(self.git_config))
         return values
+
+    def share(self, shared: permissions.Shared) -> None:
+        """Follow core.sharedRepository: derived state gets git's modes (layout.shared), and
+        objects and refs are written by git's plumbing, which gives them those modes itself
+        (dulwich would write them with its own)."""
+        self.layout.shared = shared
+        self.git_writes = self.git_writes or shared.active
 
     def git_says_sign(self) -> bool:
         """commit.gpgSign, as `git commit` and `git commit-tree` read it (the last value)."""
@@ -299,6 +309,9 @@ class GitRepo:
     def delete_ref(self, name: str, expected: str) -> bool:
         """Remove `name` and its reflog, as `git update-ref -d` does, if it still points at
         `expected` (False: it moved, and is left alone)."""
+        if self.git_writes:  # git rewrites packed-refs with the shared mode, dulwich would not
+            args = ["update-ref", "-d", name, expected]
+            return runner.run(args, self.cwd).returncode == 0
         if not self.dulwich.refs.remove_if_equals(_ref(name), _oid(expected)):
             return False
         logs = self.common_dir / "logs"
@@ -410,7 +423,8 @@ class GitRepo:
         filters, ident. Should a filter fail (an LFS object not fetched), the blobs as
         stored: the model then sees what `git show` shows, not nothing."""
         try:
-            return checkout.worktree_forms(self.toplevel, self.layout.scratch, blobs)
+            scratch = self.layout.shared.make_folders(self.layout.scratch)
+            return checkout.worktree_forms(self.toplevel, scratch, blobs)
         except GitFailed:
             return {path: self.read_object(blob) for path, blob in blobs.items()}
 

@@ -12,7 +12,8 @@ def snapshot_worktree(repo: GitRepo, message: str, parent: str | None = None) ->
     """The commit holding the working tree's state, on top of `parent` (default: HEAD; a root
     commit on an unborn branch). When nothing differs from the parent, the parent itself."""
     parent = parent or repo.head_commit()
-    tree = worktree_tree(repo.cwd, repo.index_file, repo.layout.scratch)
+    scratch = repo.layout.shared.make_folders(repo.layout.scratch)
+    tree = worktree_tree(repo.cwd, repo.index_file, scratch)
     if parent and repo.read_commit(parent).tree == tree:
         return parent
     return repo.write_commit(tree, [parent] if parent else [], message)

@@ -205,7 +205,7 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
     """A worktree at `commit` for this process only; it stays in the pool afterwards."""
     for slot in range(POOL_SIZE):
         path, lock = repo.layout.worktree(slot)
-        lock.parent.mkdir(parents=True, exist_ok=True)
+        repo.layout.shared.make_folders(lock.parent)  # the pool, shared as git would share it
         state = _take_lock(lock)
         if state is None:
             continue

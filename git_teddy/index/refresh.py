@@ -5,7 +5,7 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from git_teddy.gitstore import plumbing
+from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout
 from git_teddy.index.build import updated
 from git_teddy.index.read import read_current_branches, read_facts
@@ -35,11 +35,15 @@ def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = 
     """The index, brought up to date with the refs (or rebuilt from them). `need_agents`:
     the caller reads the agents table, so it is decoded here (and rebuilt if broken)."""
     location = plumbing.locate(cwd)
-    settings = Settings.verified(plumbing.read_config(location.cwd, "teddy"))
+    # core.sharedRepository in the same git process: the index file gets git's modes.
+    config = plumbing.read_config(location.cwd, "teddy", also=(permissions.KEY,))
+    shared = permissions.Shared.from_config(config)
+    config.pop(permissions.KEY, None)
+    settings = Settings.verified(config)
     prefix = settings.ref_prefix
     refs = plumbing.list_refs(location.cwd, *session_ref_patterns(prefix))
     sessions = group_session_refs(refs, prefix)
-    layout = Layout(location.common_dir)
+    layout = Layout(location.common_dir, shared)
     path = layout.index_file
     index = load(path, prefix)
     if rebuild or (need_agents and not agents_readable(index)):
@@ -53,5 +57,5 @@ def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = 
         facts = read_facts(location, {s: sessions[s] for s in changed}, currents)
         index = updated(index, facts, vanished)
         with contextlib.suppress(OSError):  # a read-only repository still gets its answer
-            save(path, index)
+            save(path, index, shared)
     return Refreshed(index, len(changed), path)

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from git_teddy.gitstore.permissions import Shared
 from git_teddy.index.rows import AgentRow, SessionIndex, SessionRow
 from git_teddy.index.toontable import UnreadableIndex, read_rows, unquote
 
@@ -71,16 +72,18 @@ def load(path: Path, prefix: str) -> SessionIndex:
     return index if index.prefix == prefix else SessionIndex(prefix, index.generation)
 
 
-def save(path: Path, index: SessionIndex) -> None:
-    """Write atomically: a reader sees the old file or the new one, never half of one."""
+def save(path: Path, index: SessionIndex, shared: Shared) -> None:
+    """Write atomically: a reader sees the old file or the new one, never half of one; with
+    the modes core.sharedRepository asks for (`shared`)."""
     import tempfile  # a writer's import
 
     text = encode_index(index)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    shared.make_folders(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".index-", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+        shared.adjust(temporary)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

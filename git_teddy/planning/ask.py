@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from git_teddy.artifacts.plan import Plan, Problem, check_plan, format_problems
+from git_teddy.gitstore.permissions import Shared
 from git_teddy.llm import ChatMessage, Completion, Provider
 from git_teddy.ui import UI
 
@@ -139,14 +140,18 @@ def attempt_files(attempts: list[Attempt]) -> dict[str, bytes]:
     return files
 
 
-def keep_failed(parent: Path, stem: str, attempts: list[Attempt]) -> Path:
+def keep_failed(parent: Path, stem: str, attempts: list[Attempt], shared: Shared) -> Path:
     """Replies cost tokens: when none was valid, every attempt is kept (never pushed) in the
-    first free `parent/<stem>-<n>/` for the user to fix. The folder is returned."""
+    first free `parent/<stem>-<n>/` for the user to fix, with the modes core.sharedRepository
+    asks for (`shared`). The folder is returned."""
     number = 1
     while (parent / f"{stem}-{number}").exists():
         number += 1
     folder = parent / f"{stem}-{number}"
-    folder.mkdir(parents=True)
+    shared.make_folders(folder.parent)
+    folder.mkdir()
+    shared.adjust(folder)
     for name, data in attempt_files(attempts).items():
         (folder / name).write_bytes(data)
+        shared.adjust(folder / name)
     return folder

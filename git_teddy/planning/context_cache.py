@@ -27,7 +27,7 @@ from pathlib import Path
 
 from git_teddy import __version__
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore import plumbing
+from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.worktree_tree import worktree_tree
 from git_teddy.session.refnames import is_session_branch, session_ref_patterns
@@ -56,7 +56,8 @@ class Place:
     def tree(self) -> str:
         """The tree a snapshot of the working tree would record now."""
         where = self.location
-        return worktree_tree(where.cwd, where.index_file, self.layout.scratch)
+        scratch = self.layout.shared.make_folders(self.layout.scratch)
+        return worktree_tree(where.cwd, where.index_file, scratch)
 
     def markers(self) -> dict[str, str]:
         """Every session's current-branch marker, as written."""
@@ -78,7 +79,10 @@ class State:
         except FileNotFoundError:
             # Stored answers all came from a token cache: without one, none can be valid.
             raise Miss("no token-count cache") from None
-        self.config = plumbing.read_config(place.location.cwd, "teddy")
+        self.config = plumbing.read_config(place.location.cwd, "teddy", also=(permissions.KEY,))
+        # core.sharedRepository, read in the same git process: what is written gets git's modes.
+        place.layout.shared = permissions.Shared.from_config(self.config)
+        self.config.pop(permissions.KEY, None)
         try:
             prefix = Settings.verified(self.config).ref_prefix
         except TeddyError:
@@ -268,20 +272,22 @@ class Watch:
         outputs = {output: answer.render(output) for output in OUTPUTS}
         check = _checksum([key, session, marker, *outputs.values()])
         entry = {"key": key, "session": session, "marker": marker, **outputs, "check": check}
-        return _write_entry(_entry_path(self.place, tree, key), entry)
+        return _write_entry(_entry_path(self.place, tree, key), entry, self.place.layout.shared)
 
 
-def _write_entry(path: Path, entry: Mapping[str, object]) -> bool:
+def _write_entry(path: Path, entry: Mapping[str, object], shared: permissions.Shared) -> bool:
     """Atomically (a temporary file renamed), then drop the oldest entries past the limit.
-    A derived folder that cannot be written costs speed, nothing else."""
+    A derived folder that cannot be written costs speed, nothing else. `shared`: the modes
+    core.sharedRepository asks for."""
     import tempfile
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        shared.make_folders(path.parent)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(entry, handle, separators=(",", ":"))
+            shared.adjust(tmp)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from git_teddy.gitstore.permissions import Shared
+
 CACHE_VERSION = 1
 MAX_ENTRIES = 200_000  # per encoding; the oldest entries go first
 LOAD_TIMEOUT = 5.0  # seconds: tiktoken's download has no timeout of its own
@@ -118,8 +120,10 @@ class TokenCounter:
         encoding: str = "o200k_base",
         cache_file: Path | None = None,
         load_timeout: float = LOAD_TIMEOUT,
+        shared: Shared | None = None,
     ) -> None:
         self.requested = encoding
+        self.shared = shared or Shared()  # core.sharedRepository, for the cache file's mode
         self.load_timeout = load_timeout
         self.cache_path = cache_file
         self._tokenizer: _Tokenizer | None = None
@@ -175,10 +179,11 @@ class TokenCounter:
             elif self._tokenizer.name == self.requested:
                 data["hung"].pop(self.requested, None)
         try:
-            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self.shared.make_folders(self.cache_path.parent)
             fd, tmp = tempfile.mkstemp(prefix=self.cache_path.name, dir=self.cache_path.parent)
             with os.fdopen(fd, "w") as handle:
                 json.dump(data, handle, separators=(",", ":"))
+            self.shared.adjust(tmp)
             os.replace(tmp, self.cache_path)
         except OSError:
             return  # a read-only derived folder costs speed next time, nothing else

@@ -191,7 +191,8 @@ def _previous_layer(
 
 def token_counter(ws: Workspace) -> TokenCounter:
     """Counts with `teddy.tokenizer`, cached by blob id in the derived-state folder."""
-    return TokenCounter(ws.settings.text(TOKENIZER), ws.repo.layout.tokens_file)
+    layout = ws.repo.layout
+    return TokenCounter(ws.settings.text(TOKENIZER), layout.tokens_file, shared=layout.shared)
 
 
 def gather_inputs(
@@ -382,7 +383,8 @@ def plan_turn(
         plan, attempts[-1].problems = None, problems
     if plan is None:
         failed_plans = ws.repo.layout.failed_plans(session)
-        kept = keep_failed(failed_plans, store.next_turn(session, branch), attempts)
+        turn = store.next_turn(session, branch)
+        kept = keep_failed(failed_plans, turn, attempts, ws.repo.layout.shared)
         raise TeddyError(
             f"the plan is not valid after {len(attempts)} attempt(s):\n"
             + format_problems(attempts[-1].problems),

@@ -72,8 +72,9 @@ def _resolve_target(
 
 def _placed_log(ws: Workspace, session: str) -> Path:
     """Snapshots restore put in the working tree (local state, never pushed)."""
-    path = ws.repo.layout.placed_log(session)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    layout = ws.repo.layout
+    path = layout.placed_log(session)
+    layout.shared.make_folders(path.parent)
     return path
 
 
@@ -108,8 +109,10 @@ def place_snapshot(ws: Workspace, session: str, target: str, label: str, force: 
             f"(and `git teddy restore -s {session} {saved[:12]}` to get them back)",
         )
     result = apply_to_worktree(ws.repo, saved, target, saved)
-    with _placed_log(ws, session).open("a") as log:
+    log_path = _placed_log(ws, session)
+    with log_path.open("a") as log:
         log.write(target + "\n")
+    ws.repo.layout.shared.adjust(log_path)
     return Placed(saved, result.changed_paths, [note.line() for note in result.gitlinks])
 
 
