@@ -22,10 +22,10 @@ WAY_OUT = (
 )
 
 
-def describe_age(path: Path, now: float | None = None) -> str:
+def describe_age(path: Path) -> str:
     """How long ago `path` was last written, in the largest whole unit ("3 hours")."""
     try:
-        seconds = max(0, int((now or time.time()) - path.stat().st_mtime))
+        seconds = max(0, int(time.time() - path.stat().st_mtime))
     except OSError:
         return "a moment"  # gone meanwhile: its writer has just finished
     for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
