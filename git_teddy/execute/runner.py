@@ -235,11 +235,14 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
         ) from None
     _refuse_submodule_writes(ws, turn, plan)
     ws.repo.check_signing()  # the result is applied before the report commit is signed
+    ws.repo.check_ref_writable(store.branch_ref(session, turn.branch))  # the same for its lock
     start = store.now().isoformat()
     links = ws.settings.paths(WORKTREE_LINK)
     with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
         if worktree.recovered_stale:
             ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
+        for note in worktree.recovery:
+            ui.show(f"note: {note}")
         for note in worktree.notes:
             ui.show(f"note: {note}")
         notes = [*worktree.notes]

@@ -17,7 +17,15 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
-from git_teddy.gitstore import checkout, gitwrite, permissions, plumbing, runner, submodules
+from git_teddy.gitstore import (
+    checkout,
+    gitwrite,
+    locks,
+    permissions,
+    plumbing,
+    runner,
+    submodules,
+)
 from git_teddy.gitstore.changes import SESSION_PUSH_ENV, commit_id, is_object_id
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
@@ -282,6 +290,13 @@ class GitRepo:
         inside = self.dulwich.refs.keys(base=_ref(f"{name}/"))
         return f"{name}/{min(inside).decode()}" if inside else None
 
+    def check_ref_writable(self, name: str) -> None:
+        """Refuse, before a command does anything, when the lock file of ref `name` stays
+        (a killed git or git teddy process left it): its writes would fail at the end."""
+        lock = self.common_dir / f"{name}.lock"
+        if not locks.wait_until_gone(lock, LOCK_RETRIES, LOCK_WAIT):
+            raise locks.lock_error(lock, f"the ref {name}")
+
     def update_ref(self, name: str, new: str, expected: str | None, reason: str) -> None:
         """Move `name` from `expected` (None: must not exist) to `new`, atomically.
         RefInTheWay, before writing, when a new ref clashes with an existing one."""
@@ -300,6 +315,11 @@ class GitRepo:
                 ) from None
         else:
             done = False
+        lock = self.common_dir / f"{name}.lock"
+        if not done and lock.exists():
+            # Held all the while (git, in a SHA-256 repository, waited for it too): a
+            # killed process's lock, named as git names it, not another writer's update.
+            raise locks.lock_error(lock, f"the ref {name}")
         if not done:
             raise ConcurrentUpdateError(
                 f"{name} changed while git teddy was writing to it",
@@ -312,8 +332,13 @@ class GitRepo:
         if self.git_writes:  # git rewrites packed-refs with the shared mode, dulwich would not
             args = ["update-ref", "-d", name, expected]
             return runner.run(args, self.cwd).returncode == 0
-        if not self.dulwich.refs.remove_if_equals(_ref(name), _oid(expected)):
-            return False
+        try:
+            if not self.dulwich.refs.remove_if_equals(_ref(name), _oid(expected)):
+                return False
+        except FileLocked as held:  # the ref's or packed-refs' lock
+            raise locks.lock_error(
+                Path(os.fsdecode(held.lockfilename)), f"the ref {name}"
+            ) from None
         logs = self.common_dir / "logs"
         reflog = logs / name
         reflog.unlink(missing_ok=True)
@@ -446,16 +471,20 @@ class GitRepo:
         if self.git_writes:
             return self._add_with_git(obj)
         store = self.dulwich.object_store
+        lock = Path(f"{obj.id.decode()}.lock")  # dulwich names the real one when it refuses
         for _ in range(LOCK_RETRIES):
             if obj.id in store:
                 return obj.id.decode()
             try:
                 store.add_object(obj)
                 return obj.id.decode()
-            except FileLocked:
+            except FileLocked as held:
+                lock = Path(os.fsdecode(held.lockfilename))
                 time.sleep(LOCK_WAIT)  # someone is writing this very object; it will appear
-        store.add_object(obj)
-        return obj.id.decode()
+        if obj.id in store:
+            return obj.id.decode()
+        # The object never appeared: a process killed while writing it left its lock.
+        raise locks.lock_error(lock, f"the object {obj.id.decode()}")
 
     def _add_with_git(self, obj: ShaFile) -> str:
         """Store an object through git, which names it in the repository's object format."""

@@ -2,14 +2,19 @@
 
 Creating a worktree checks out every file; on a big repository that dominates a turn. So
 worktrees are kept and reused: moving one to another snapshot with `git reset --hard` only
-rewrites the files that differ. A lock file with the owner's pid keeps two runs apart; a
-lock whose process is gone is stale, and the next run takes the worktree over.
+rewrites the files that differ. A lock file with the owner's pid and start time keeps two
+runs apart; a lock whose process is gone (or whose pid another program now has) is stale, and
+the next run takes the worktree over, stopping a command the killed run left running only
+when that process group is verified to be the one it started.
 
 The worktrees are teddy's, and the user's repository is not: each is locked in git with a
 reason (so the user's `git worktree prune` keeps it and `git worktree list` names it), none
 of teddy's git calls in them runs the user's hooks, none inherits the user's sparse
 patterns, and teddy never prunes: registrations of the user's own worktrees stay, even
-while their folders are away.
+while their folders are away. When the repository was moved (or copied), a scratch
+worktree's two links (its `.git` file and git's record of its folder) name the old place:
+teddy rewrites them, for its own worktrees only (`git worktree repair` would rewrite the
+user's worktrees too, and in a copy take them away from the original).
 """
 
 import contextlib
@@ -22,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore import runner, submodules
+from git_teddy.gitstore import locks, runner, submodules
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.worktree_tree import add_all
 
 POOL_SIZE = 8
+LOCK_FIELDS = ("pid", "started", "group", "group_started")
 LOCK_REASON = "git-teddy scratch worktree: plans run here; git teddy resets and reuses it"
 
 
@@ -51,11 +57,12 @@ class Worktree:
     recovered_stale: bool = False  # an interrupted run had left this worktree behind
     gitlinks: dict[str, str] = field(default_factory=dict)  # submodule path -> its commit
     notes: list[str] = field(default_factory=list)  # submodules that could not be populated
+    recovery: list[str] = field(default_factory=list)  # what taking over a stale lock left
 
     def record_child(self, pgid: int | None) -> None:
         """Note the process group of a running command, so that if this process is killed
-        the next run can stop what it left running."""
-        self.lock.write_text(f"{os.getpid()} {pgid or ''}".strip())
+        the next run can stop what it left running (and only that)."""
+        self.lock.write_text(LockRecord.mine(pgid).render())
 
     def _git(
         self, args: list[str], env: dict[str, str] | None = None, hooks: Path | None = None
@@ -83,35 +90,114 @@ class Worktree:
         return self._git(["rev-parse", "HEAD"]).strip()
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+@dataclass(frozen=True)
+class LockRecord:
+    """What a worktree lock says: the owner (pid and start time) and the process group of
+    the command it is running, with the group leader's start time. Written as
+    `pid=P started=S group=G group_started=T`; older git-teddy wrote `P [G]`."""
+
+    pid: int
+    started: int | None = None
+    group: int | None = None
+    group_started: int | None = None
+
+    @classmethod
+    def mine(cls, group: int | None = None) -> "LockRecord":
+        started = locks.start_time(group) if group else None
+        return cls(os.getpid(), locks.start_time(os.getpid()), group, started)
+
+    def render(self) -> str:
+        values = (self.pid, self.started, self.group, self.group_started)
+        pairs = zip(LOCK_FIELDS, values, strict=True)
+        return " ".join(f"{key}={value}" for key, value in pairs if value is not None)
+
+    @classmethod
+    def parse(cls, text: str) -> "LockRecord | None":
+        """None for a lock that says nothing usable (empty: killed right after making it)."""
+        words = text.split()
+        try:
+            if words and all("=" in word for word in words):
+                pairs = (word.partition("=") for word in words)
+                values = {key: int(value) for key, _, value in pairs}
+                return cls(values["pid"], *(values.get(key) for key in LOCK_FIELDS[1:]))
+            numbers = [int(word) for word in words]  # the older form: pid, then group
+        except (KeyError, ValueError):
+            return None
+        return cls(numbers[0], None, *numbers[1:2]) if numbers else None
+
+    def owner_running(self) -> bool:
+        """Whether the run that made the lock is still running: its pid with the recorded
+        start time; a lock with no start time (or a system without /proc) goes by the pid."""
+        same = locks.same_process(self.pid, self.started)
+        return locks.pid_exists(self.pid) if same is None else same
 
 
-def _take_lock(lock: Path) -> bool | None:
-    """True: locked fresh; False: took over a stale lock; None: held by a live process."""
+@dataclass(frozen=True)
+class Claim:
+    """The outcome of trying a worktree's lock."""
+
+    state: bool | None  # True: locked fresh; False: took over a stale lock; None: busy
+    holder: LockRecord | None = None  # who holds it (busy)
+    notes: tuple[str, ...] = ()  # what taking it over left undone
+
+
+def _stop_group(group: int, started: int | None) -> str | None:
+    """Stop the command a killed run left running in process group `group`, but only when
+    the group is verified to be that command's: a pid the system gave to another program is
+    never signalled. A note when it was left alone."""
+    same = locks.same_process(group, started)
+    # With no process of that pid, killpg reaches only the group's remaining members, which
+    # are the command's own children: the system keeps a group's number from every new
+    # process while the group has members.
+    if same or not locks.pid_exists(group):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+        return None
+    why = (
+        f"process {group} is now another program"
+        if same is False
+        else "git teddy could not verify that it is that command"
+    )
+    return (
+        f"a command an interrupted run started (process group {group}) was not stopped: "
+        f"{why}; if it is yours to stop: kill -- -{group}"
+    )
+
+
+def _take_lock(lock: Path) -> Claim:
     try:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         try:
-            owner, *child = (int(n) for n in lock.read_text().split())
-        except (OSError, ValueError):
-            owner, child = 0, []
-        if owner and _pid_alive(owner):
-            return None
-        for pgid in child:  # a command the dead run had started may still be running
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, signal.SIGKILL)
-        lock.write_text(str(os.getpid()))
-        return False
+            record = LockRecord.parse(lock.read_text())
+        except OSError:
+            record = None
+        if record and record.owner_running():
+            return Claim(None, record)
+        note = _stop_group(record.group, record.group_started) if record and record.group else None
+        lock.write_text(LockRecord.mine().render())
+        return Claim(False, notes=(note,) if note else ())
     with os.fdopen(fd, "w") as handle:
-        handle.write(str(os.getpid()))
-    return True
+        handle.write(LockRecord.mine().render())
+    return Claim(True)
+
+
+def _all_busy(held: dict[Path, LockRecord]) -> TeddyError:
+    """Every worktree of the pool is locked by a running process: which, since when, and
+    the way out when those processes are not git teddy runs after all."""
+    listed = "; ".join(
+        f"{lock.name}: pid {record.pid}, written {locks.describe_age(lock)} ago"
+        for lock, record in held.items()
+    )
+    pids = ",".join(str(record.pid) for record in held.values())
+    pool = next(iter(held)).parent
+    return TeddyError(
+        f"all {POOL_SIZE} scratch worktrees are busy: each lock in {pool} names a running "
+        f"process ({listed})",
+        f"wait for those git teddy runs to finish (`ps -p {pids}` shows them); if none of "
+        f"them is git teddy, a killed run left the locks: remove them to continue: "
+        f"rm {pool}/wt-*.lock",
+    )
 
 
 def _link_ignored_paths(repo: GitRepo, tree: Path, links: list[str]) -> list[str]:
@@ -126,18 +212,58 @@ def _link_ignored_paths(repo: GitRepo, tree: Path, links: list[str]) -> list[str
     return linked
 
 
-def _own_git_dir(path: Path) -> Path | None:
-    """The administrative folder of the pooled worktree at `path` when it is one teddy made
-    (locked) and git still knows; None when it is missing, broken or made unlocked by an
-    older git-teddy."""
+def _pointer(path: Path) -> Path | None:
+    """Where the `.git` file of the worktree at `path` says its administrative folder is."""
     try:
         pointer = (path / ".git").read_text(encoding="utf-8", errors="surrogateescape")
     except OSError:
         return None
     if not pointer.startswith("gitdir: "):
         return None
-    git_dir = path / pointer.removeprefix("gitdir: ").strip()  # relative or absolute
-    return git_dir if (git_dir / "locked").is_file() else None
+    return path / pointer.removeprefix("gitdir: ").strip()  # relative or absolute
+
+
+def _points_back(git_dir: Path, path: Path) -> bool:
+    """Whether git's record in `git_dir` names `path` as the worktree's folder."""
+    try:
+        backlink = (git_dir / "gitdir").read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return False
+    return os.path.realpath(git_dir / backlink.strip()) == os.path.realpath(path / ".git")
+
+
+def _own_git_dir(repo: GitRepo, path: Path) -> Path | None:
+    """The administrative folder of the pooled worktree at `path` when it is one teddy made
+    (locked) in this repository, and both links between them hold; None when it is missing,
+    broken, another repository's (a copy's) or made unlocked by an older git-teddy."""
+    git_dir = _pointer(path)
+    if git_dir is None or not (git_dir / "locked").is_file():
+        return None
+    if os.path.realpath(git_dir.parent) != os.path.realpath(repo.common_dir / "worktrees"):
+        return None
+    return git_dir if _points_back(git_dir, path) else None
+
+
+def _relink(repo: GitRepo, path: Path) -> Path | None:
+    """After the repository was moved or copied, point the scratch worktree at `path` and
+    its record in git at each other again, as `git worktree repair` would, but for this
+    worktree alone: its administrative folder keeps its name, and must be teddy's (locked)
+    and name this worktree's old place (the same spot under the old repository)."""
+    old = _pointer(path)
+    if old is None:
+        return None
+    git_dir = repo.common_dir / "worktrees" / old.name
+    old_common = old.parent.parent  # <old repository>/.git/worktrees/<name>
+    try:
+        backlink = Path((git_dir / "gitdir").read_text(encoding="utf-8").strip())
+        place = path.relative_to(repo.common_dir)
+    except (OSError, ValueError):
+        return None
+    if not (git_dir / "locked").is_file() or backlink != old_common / place / ".git":
+        return None
+    (git_dir / "gitdir").write_text(f"{path / '.git'}\n", encoding="utf-8")
+    (path / ".git").write_text(f"gitdir: {git_dir}\n", encoding="utf-8")
+    return git_dir
 
 
 def _make_full(path: Path, git_dir: Path) -> None:
@@ -166,7 +292,7 @@ def _add(repo: GitRepo, path: Path, commit: str) -> None:
     add = ["worktree", "add", "--force", "--force", "--detach", "--no-checkout", "--quiet"]
     lock = ["--lock", "--reason", LOCK_REASON]
     runner.output([*config, *add, *lock, str(path), commit], repo.cwd)
-    git_dir = _own_git_dir(path)
+    git_dir = _own_git_dir(repo, path)
     if git_dir is None:  # git made it, so this cannot happen unless git changes its layout
         raise TeddyError(
             f"git made the scratch worktree {path} in a way git-teddy does not know",
@@ -184,7 +310,7 @@ def _reset(path: Path, commit: str, no_hooks: Path) -> None:
 
 
 def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
-    if _own_git_dir(path) is None:
+    if _own_git_dir(repo, path) is None and _relink(repo, path) is None:
         _add(repo, path, commit)
     else:
         _reset(path, commit, repo.layout.no_hooks)
@@ -203,22 +329,23 @@ def _populate(repo: GitRepo, worktree: Worktree, commit: str) -> None:
 @contextmanager
 def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[Worktree]:
     """A worktree at `commit` for this process only; it stays in the pool afterwards."""
+    held: dict[Path, LockRecord] = {}
     for slot in range(POOL_SIZE):
         path, lock = repo.layout.worktree(slot)
         repo.layout.shared.make_folders(lock.parent)  # the pool, shared as git would share it
-        state = _take_lock(lock)
-        if state is None:
+        claim = _take_lock(lock)
+        if claim.state is None:
+            if claim.holder:
+                held[lock] = claim.holder
             continue
         try:
             _prepare(repo, path, commit)
-            worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=state is False)
+            worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=not claim.state)
+            worktree.recovery = list(claim.notes)
             _populate(repo, worktree, commit)
             worktree.linked = _link_ignored_paths(repo, path, links)
             yield worktree
         finally:
             lock.unlink(missing_ok=True)
         return
-    raise TeddyError(
-        f"all {POOL_SIZE} scratch worktrees are busy with other git teddy runs",
-        "wait for them to finish, or see `git worktree list`",
-    )
+    raise _all_busy(held)

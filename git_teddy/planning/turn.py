@@ -351,6 +351,7 @@ def plan_turn(
     branch = store.current_branch(session)
     ensure_no_pending(store, session, branch)
     ws.repo.check_signing()  # before the base snapshot's ref and the model's time
+    ws.repo.check_ref_writable(store.branch_ref(session, branch))  # a killed run's lock
     original = TurnRecord.from_yaml(alternative_to[TURN_RECORD]) if alternative_to else None
     if original and alternative_to:
         base = original.base_snapshot

@@ -1,0 +1,94 @@
+"""Lock files and the processes that hold them: a lock named with its age and the safe way
+out (as git words a held `.lock`), and whether a recorded process is still the one that was
+started (its start time, so that a pid the system gave to another program is never taken
+for it).
+
+git refuses a held lock after a short wait and leaves the decision to the user, because it
+cannot tell a running writer from a killed one; git-teddy does the same for git's own locks
+(refs, objects). Its scratch worktree locks record the owner's start time, so for those a
+killed owner is told apart from a live one.
+"""
+
+import os
+import time
+from pathlib import Path
+
+from git_teddy.errors import TeddyError
+
+WAY_OUT = (
+    "another git or git teddy process seems to be running in this repository; make sure "
+    "all of them are done, then try again. If it still fails, a process was killed while "
+    "it held the lock: remove the file to continue: rm '{lock}'"
+)
+
+
+def describe_age(path: Path) -> str:
+    """How long ago `path` was last written, in the largest whole unit ("3 hours")."""
+    try:
+        seconds = max(0, int(time.time() - path.stat().st_mtime))
+    except OSError:
+        return "a moment"  # gone meanwhile: its writer has just finished
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count > 1 else ''}"
+    return f"{seconds} second{'' if seconds == 1 else 's'}"
+
+
+def lock_error(lock: Path, what: str) -> TeddyError:
+    """The refusal for a held lock: which file, how old, and how to get past it safely."""
+    return TeddyError(
+        f"unable to create '{lock}': File exists (made {describe_age(lock)} ago), so "
+        f"{what} was not written",
+        WAY_OUT.format(lock=lock),
+    )
+
+
+def wait_until_gone(lock: Path, tries: int, wait: float) -> bool:
+    """Whether `lock` is gone, or goes within `tries` times `wait` seconds (a writer that
+    holds it for a moment)."""
+    for _ in range(tries):
+        if not lock.exists():
+            return True
+        time.sleep(wait)
+    return not lock.exists()
+
+
+def start_time(pid: int) -> int | None:
+    """When process `pid` started, in clock ticks since boot (field 22 of
+    /proc/PID/stat); None when there is no such process, or no /proc to ask."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: fields follow the last ")".
+    fields = stat.rpartition(")")[2].split()
+    try:
+        return int(fields[19])  # fields[0] is field 3
+    except (IndexError, ValueError):
+        return None
+
+
+def can_verify() -> bool:
+    """Whether this system says when a process started (Linux's /proc)."""
+    return start_time(os.getpid()) is not None
+
+
+def same_process(pid: int, started: int | None) -> bool | None:
+    """True when `pid` is still the process that started at `started`; False when it is
+    gone or another program now has the pid; None when that cannot be told (no start time
+    recorded, or no /proc)."""
+    if started is None or not can_verify():
+        return None
+    return start_time(pid) == started
+
+
+def pid_exists(pid: int) -> bool:
+    """Whether some process, of any user, has the pid."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
