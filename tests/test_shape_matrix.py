@@ -25,6 +25,7 @@ import pytest
 from testing.commands import Teddy, git, run
 from testing.plans import create, edit, execute, plan_text
 from testing.sessions import queue
+from testing.signing import sign_with_a_new_ssh_key
 
 APP = "one\ntwo\nthree\n"
 ROT13 = "tr A-Za-z N-ZA-Mn-za-m"  # its own inverse: a clean and smudge filter pair
@@ -160,17 +161,7 @@ def signed(tmp: Path, env: dict[str, str]) -> Path:
     if shutil.which("ssh-keygen") is None:
         pytest.skip("needs ssh-keygen")
     work = plain(tmp, env)
-    key = tmp / "key"
-    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], tmp, env, check=True)
-    allowed = tmp / "allowed_signers"
-    allowed.write_text(f"author@example.com {(tmp / 'key.pub').read_text()}")
-    for name, value in (
-        ("gpg.format", "ssh"),
-        ("user.signingKey", str(tmp / "key.pub")),
-        ("gpg.ssh.allowedSignersFile", str(allowed)),
-        ("commit.gpgSign", "true"),
-    ):
-        git(work, env, "config", name, value)
+    sign_with_a_new_ssh_key(work, env, tmp)
     return work
 
 

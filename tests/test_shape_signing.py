@@ -11,6 +11,7 @@ import pytest
 from testing.commands import Result, Teddy, git, run
 from testing.plans import create
 from testing.sessions import start
+from testing.signing import sign_with_a_new_ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
 
@@ -18,17 +19,7 @@ pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="need
 @pytest.fixture
 def signing(repo: Path, env: dict, tmp_path: Path) -> Path:
     """The repository set to sign every commit with a fresh ssh key, and to verify them."""
-    key = tmp_path / "key"
-    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], tmp_path, env, check=True)
-    allowed = tmp_path / "allowed_signers"
-    allowed.write_text(f"author@example.com {(tmp_path / 'key.pub').read_text()}")
-    for key_name, value in (
-        ("gpg.format", "ssh"),
-        ("user.signingKey", str(tmp_path / "key.pub")),
-        ("gpg.ssh.allowedSignersFile", str(allowed)),
-        ("commit.gpgSign", "true"),
-    ):
-        git(repo, env, "config", key_name, value)
+    sign_with_a_new_ssh_key(repo, env, tmp_path)
     return repo
 
 
