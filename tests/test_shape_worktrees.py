@@ -124,7 +124,9 @@ def test_the_users_hooks_never_run_in_scratch_worktrees(
     assert f"fsmonitor {repo}\n" in marker.read_text()
     marker.unlink()
 
-    session = start(repo, teddy, create("new.txt", "new\n"), execute("echo ran"))
+    # The plan's own git commands run there without the user's hooks too.
+    probe = "git status --short && git commit -q --allow-empty -m probe && echo ran"
+    session = start(repo, teddy, create("new.txt", "new\n"), execute(probe))
     teddy.ok(repo, "execute", "-y")
     next_turn(repo, teddy, create("second.txt", "2\n"))  # a reused scratch worktree too
     report = report_of(repo, env, session)

@@ -46,6 +46,7 @@ class ActionEnv:
     search_url: str | None
     ui: UI  # the model's questions (CHAT_WITH_USER) go to the person through it
     on_child: Callable[[int | None], None] = lambda _pgid: None
+    environ: dict[str, str] = field(default_factory=dict)  # added to EXECUTE commands' own
 
 
 def params_of(action: Action) -> dict[str, Any]:
@@ -117,7 +118,7 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         action.command,
         shell=True,
         cwd=cwd,
-        env={**isolated_environ(), **action.env},  # its git commands see the worktree
+        env={**isolated_environ(), **env.environ, **action.env},  # git sees the worktree
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -254,6 +254,7 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
             search_url=ws.settings.text(SEARCH_URL) or None,
             ui=ui,
             on_child=worktree.record_child,
+            environ=worktree.command_environ(),  # the user's hooks run for none of it
         )
         logs, status = _run_actions(plan, ui, env)
         lost = _lost_submodule_changes(worktree)

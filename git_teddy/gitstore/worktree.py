@@ -59,6 +59,21 @@ class Worktree:
     notes: list[str] = field(default_factory=list)  # submodules that could not be populated
     recovery: list[str] = field(default_factory=list)  # what taking over a stale lock left
 
+    def command_environ(self) -> dict[str, str]:
+        """What a plan's commands add to their environment: git config, given the way git
+        reads it from the environment (GIT_CONFIG_COUNT, after any the user set), under
+        which the git commands they run here start none of the user's hooks (nor a
+        hook-based filesystem monitor) either."""
+        try:
+            count = int(os.environ.get("GIT_CONFIG_COUNT") or 0)
+        except ValueError:
+            count = 0  # git itself refuses such a count: the command will say so
+        config = {"core.hooksPath": str(self.no_hooks), "core.fsmonitor": "false"}
+        environ = {"GIT_CONFIG_COUNT": str(count + len(config))}
+        for number, (key, value) in enumerate(config.items(), start=count):
+            environ |= {f"GIT_CONFIG_KEY_{number}": key, f"GIT_CONFIG_VALUE_{number}": value}
+        return environ
+
     def record_child(self, pgid: int | None) -> None:
         """Note the process group of a running command, so that if this process is killed
         the next run can stop what it left running (and only that)."""
