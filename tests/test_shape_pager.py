@@ -106,3 +106,11 @@ def test_bare_color_means_always(session_repo: Path, env: dict) -> None:
     assert ESC in result.stdout
     result = run(["git", "teddy", "show", "--color"], session_repo, env)
     assert result.returncode == 0 and ESC in result.stdout
+
+
+def test_a_pager_that_is_not_installed_does_not_swallow_the_output(
+    session_repo: Path, env: dict
+) -> None:
+    pager = {**env, "GIT_PAGER": "no-such-pager-anywhere"}
+    code, shown = on_terminal(["git", "teddy", "show"], session_repo, pager)
+    assert code == 0 and "Session log of" in shown

@@ -15,6 +15,7 @@ is a terminal) are handed to it, and at exit git-teddy waits for the user to qui
 import atexit
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -55,7 +56,17 @@ def pager_command() -> str | None:
         command = _config("core.pager")
     if command is None:
         command = os.environ.get("PAGER", "less")
-    return None if command.strip() in ("", "cat") else command
+    if command.strip() in ("", "cat") or not _runnable(command.strip()):
+        return None
+    return command
+
+
+def _runnable(command: str) -> bool:
+    """Whether the pager's program can be found (one that is not installed would swallow
+    the output); a command with shell syntax is the shell's to judge."""
+    if any(c in command for c in "|&;<>()$`\\\"'*?[#~=%"):
+        return True
+    return shutil.which(command.split()[0]) is not None
 
 
 def _start(command: str) -> None:
