@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from git_teddy.faultpoint import KILL_AT
 from testing.sealed import BIN_DIR
 
 
@@ -54,6 +55,17 @@ class Teddy:
         result = self(cwd, *args, input=input)
         assert result.returncode == code, (
             f"git teddy {args} exited {result.returncode}, not {code}:\n"
+            f"{result.stdout}\n{result.stderr}"
+        )
+        return result
+
+    def killed_at(self, step: str, cwd: Path, *args: str, input: str | None = None) -> Result:
+        """Run with the fault point `step` armed (git_teddy/faultpoint.py) and check that the
+        command was killed there, as `kill -9` would kill it (git reports the signal)."""
+        env = {**self.env, KILL_AT: step}
+        result = run(["git", "teddy", *args], cwd=cwd, env=env, input=input)
+        assert result.returncode in (-9, 128 + 9), (
+            f"git teddy {args} was not killed at {step} (exit {result.returncode}):\n"
             f"{result.stdout}\n{result.stderr}"
         )
         return result

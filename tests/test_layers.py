@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).parent.parent / "git_teddy"
 
 # Bottom to top. A unit is a package or a module directly under git_teddy/.
 LAYERS: list[set[str]] = [
-    {"errors", "settings", "redact", "ui", "prompts", "artifacts"},
+    {"errors", "settings", "redact", "ui", "prompts", "artifacts", "faultpoint"},
     {"gitstore", "llm"},
     {"session", "index"},
     {"planning", "execute", "workflow", "learn", "hooks"},

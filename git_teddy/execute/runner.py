@@ -21,6 +21,7 @@ from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import describe, format_memos
+from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
 from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
@@ -283,5 +284,6 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
             "executed_at": summary.end_time,
         }
     )
+    reached("execute.applied")  # the fault suite's kill between applying and the report
     record_report(store, turn, render_report(report).encode(), record)
     return ExecutionResult(turn, report, record, applied, user_state)
