@@ -411,6 +411,13 @@ WORKTREE_LINK = Paths(
     "repeat the key for several.",
     ".venv",
 )
+SECRET_FILES = Paths(
+    "teddy.secretFiles",
+    "A glob naming untracked files that hold secrets, left out of snapshots like ignored "
+    "files (added to .env, .env.*, *.pem, *.key, id_rsa*, credentials*, *creds* and the "
+    "like; a glob with / matches the path from the top); repeat the key for several.",
+    "*.secret",
+)
 SEARCH_URL = Text(
     "teddy.searchUrl",
     "A SearxNG /search endpoint (JSON results) for RESEARCH actions.",
@@ -446,6 +453,7 @@ REGISTRY: tuple[Setting, ...] = (
     EXECUTE_TIMEOUT,
     EXECUTE_OUTPUT_CAP,
     WORKTREE_LINK,
+    SECRET_FILES,
     SEARCH_URL,
 )
 PRICES = {"input": PRICE_INPUT, "output": PRICE_OUTPUT}

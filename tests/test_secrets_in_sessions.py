@@ -20,6 +20,8 @@ def test_seeded_secrets_never_reach_a_session_commit(
     (repo / ".teddy").mkdir()
     (repo / ".teddy" / "global.context").write_text("settings.env\n")
     (repo / "settings.env").write_text(f"OPENAI_API_KEY={OPENAI}\nDEBUG=1\n")
+    # staged: an untracked file holding a secret is left out of snapshots, so of the context
+    git(repo, env, "add", "settings.env")
     replies = tmp_path / "replies"
     replies.mkdir()
     chat = f"### `CHAT_WITH_USER`\nI found the token {GITHUB} in your shell history.\n"

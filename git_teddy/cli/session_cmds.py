@@ -85,12 +85,20 @@ def log(session: str | None, as_json: bool) -> None:
 @click.command()
 @click.argument("remote", required=False)
 @click.argument("sessions", nargs=-1)
-def push(remote: str | None, sessions: tuple[str, ...]) -> None:
+@click.option(
+    "--allow-secret",
+    "allowed",
+    multiple=True,
+    metavar="ID",
+    help="Let the pre-push hook push this finding: a blob or commit id (7+ characters, as its"
+    " error names it) or a path; repeatable.",
+)
+def push(remote: str | None, sessions: tuple[str, ...], allowed: tuple[str, ...]) -> None:
     """Push sessions (default: all local ones) to REMOTE (default: teddy.remote or origin):
     their branches and snapshot refs, nothing else."""
     from git_teddy.session.sharing import push_sessions
 
-    done = push_sessions(open_workspace(), remote, list(sessions))
+    done = push_sessions(open_workspace(), remote, list(sessions), list(allowed))
     click.echo(
         f"pushed {len(done.sessions)} session(s) to {done.remote}: {', '.join(done.sessions)}"
     )

@@ -8,10 +8,12 @@ from pathlib import Path
 
 from git_teddy.gitstore import runner
 
-SUBMODULE_MODE = "160000"
 # Set in the environment of `git push` by `git teddy push` (GitRepo.push_refs), which the
 # pre-push hook inherits: a push of session branches without it is a plain `git push`.
 SESSION_PUSH_ENV = "TEDDY_HOOK_SESSION_PUSH"
+# Set by `git teddy push --allow-secret`: blob or commit ids (or paths), one a line, whose
+# findings the pre-push hook lets through.
+ALLOW_SECRETS_ENV = "TEDDY_HOOK_ALLOW_SECRETS"
 FIELD, RECORD = "\x1f", "\x1e"  # separators no trailer or time contains
 
 
@@ -28,30 +30,6 @@ def commit_id(rev: str, cwd: Path | None = None) -> str:
     """The commit `rev` names, or "" when it names none (an unborn HEAD, a missing object)."""
     args = ["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"]
     return runner.run(args, cwd).stdout.strip()
-
-
-def commits_not_in(
-    tip: str, remote: str, known: Sequence[str], cwd: Path | None = None
-) -> list[str]:
-    """Commits reachable from `tip` but neither from `remote`'s fetched branches (no remote:
-    none) nor from the commits `known`."""
-    remotes = [f"--remotes={remote}"] if remote else []
-    return runner.output(["rev-list", tip, "--not", *remotes, *known], cwd).split()
-
-
-def changed_blobs(commits: Sequence[str], cwd: Path | None = None) -> dict[str, str]:
-    """blob -> a path it was at, for the files these commits add or change against each
-    parent (a root commit: all its files; submodules left out)."""
-    if not commits:
-        return {}
-    args = ["diff-tree", "--stdin", "-r", "-m", "--root", "--no-renames", "--no-commit-id", "-z"]
-    fields = runner.output(args, cwd, input="\n".join(commits) + "\n").split("\0")
-    blobs: dict[str, str] = {}
-    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-        parts = meta.split()
-        if len(parts) == 5 and parts[4] != "D" and parts[1] != SUBMODULE_MODE:
-            blobs.setdefault(parts[3], path)
-    return blobs
 
 
 def read_blobs(blobs: Sequence[str], cwd: Path | None = None) -> Iterator[tuple[str, bytes]]:
@@ -119,3 +97,44 @@ def add_trailers(
     for key, value in trailers:
         args += ["--trailer", f"{key}: {value}"]
     runner.output([*args, message_file], cwd)
+
+
+def remote_tracking_ids(remote: str, cwd: Path | None = None) -> list[str]:
+    """What `remote`'s remote-tracking refs point at (none for a URL or an unknown name)."""
+    if not remote or "/" in remote or ":" in remote:
+        return []
+    fmt = "--format=%(objectname)"
+    return runner.output(["for-each-ref", fmt, f"refs/remotes/{remote}/"], cwd).split()
+
+
+def new_history(
+    tips: Sequence[str], known: Sequence[str], cwd: Path | None = None
+) -> list[tuple[str, list[str], str]]:
+    """(commit, parents, message) of every commit reachable from `tips` (tags peeled) but not
+    from `known` (`git rev-list <tips> --not <known>`): what a push of `tips` sends to a
+    remote that has `known`. Every id must name an object in this repository."""
+    if not tips:
+        return []
+    request = "".join(f"{tip}\n" for tip in tips) + "".join(f"^{k}\n" for k in known)
+    fmt = f"--format=%H %P{FIELD}%B{RECORD}"
+    out = runner.output(["log", "--stdin", fmt], cwd, input=request)
+    commits = []
+    for record in out.split(RECORD):
+        ids, _, message = record.lstrip("\n").partition(FIELD)
+        if ids:
+            commit, *parents = ids.split()
+            commits.append((commit, parents, message))
+    return commits
+
+
+def new_blobs(tip: str, known: Sequence[str], cwd: Path | None = None) -> dict[str, str]:
+    """blob -> a path it is at, for the blobs reachable from `tip` but not from `known`
+    (`git rev-list --objects`: the blobs a push sends; submodules left out)."""
+    request = f"{tip}\n" + "".join(f"^{k}\n" for k in known)
+    args = ["rev-list", "--objects", "--filter=object:type=blob", "--stdin"]
+    blobs: dict[str, str] = {}
+    for line in runner.output(args, cwd, input=request).splitlines():
+        blob, space, path = line.partition(" ")
+        if space and blob != tip:  # commits come without a path; a pushed tag with its name
+            blobs.setdefault(blob, path)
+    return blobs

@@ -6,7 +6,7 @@ shared one (core.sharedRepository) too, as git gives them the group's modes."""
 
 import os
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
@@ -26,7 +26,12 @@ from git_teddy.gitstore import (
     runner,
     submodules,
 )
-from git_teddy.gitstore.changes import SESSION_PUSH_ENV, commit_id, is_object_id
+from git_teddy.gitstore.changes import (
+    ALLOW_SECRETS_ENV,
+    SESSION_PUSH_ENV,
+    commit_id,
+    is_object_id,
+)
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
 from git_teddy.gitstore.runner import GitFailed
@@ -234,11 +239,13 @@ class GitRepo:
     def remote_names(self) -> list[str]:
         return runner.output(["remote"], self.cwd).split()
 
-    def push_refs(self, remote: str, refspecs: list[str]) -> GitResult:
+    def push_refs(self, remote: str, refspecs: list[str], allowed: Sequence[str] = ()) -> GitResult:
         """`git push` of exactly these refspecs (porcelain output: one line per ref), marked
-        for the pre-push hook as teddy's own push (snapshots included)."""
+        for the pre-push hook as teddy's own push (snapshots included), with the findings
+        it may let through (`allowed`: ids or paths)."""
         args = ["push", "--porcelain", remote, *refspecs]
-        proc = runner.run(args, self.cwd, env={SESSION_PUSH_ENV: "1"})
+        env = {SESSION_PUSH_ENV: "1", ALLOW_SECRETS_ENV: "\n".join(allowed)}
+        proc = runner.run(args, self.cwd, env=env)
         return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
 
     def remote_heads(self, remote: str) -> list[str]:

@@ -4,6 +4,9 @@ A temporary index is seeded from the real one (a copy that keeps its mtime, so g
 checks stay exact), then `git add -A` on it re-hashes only what changed. The cost follows the
 number of changed files, like `git status`, not the size of the repository.
 
+Untracked files that look like secrets (gitstore.secret_files) are left out, as ignored
+ones are: never snapshotted, so never touched by applying or restoring either.
+
 The cached answer of `git teddy context` is checked with this before anything heavy is
 imported (gitstore's package loads dulwich only on first use); gitstore's snapshot uses the
 same function, so both compute the same tree.
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from git_teddy.gitstore import runner
+from git_teddy.gitstore.secret_files import configured_globs, exclusions, untracked_secrets
 
 
 def _copy_keeping_mtime(source: Path, target: Path) -> None:
@@ -78,7 +82,10 @@ def worktree_tree(cwd: Path, index: Path, scratch: Path) -> str:
         env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
         # No hooks: the user's post-index-change hook is not for teddy's temporary index.
         no_hooks = runner.hookless(scratch / "no-hooks")
-        add_all(cwd, env, config=no_hooks)
+        # Secret-looking untracked files are left out as ignored ones are (issue 14 item 20):
+        # a snapshot is pushed with its session, and nothing in it can be rewritten later.
+        secrets = untracked_secrets(cwd, env, configured_globs(cwd))
+        add_all(cwd, env, config=no_hooks, excluded=exclusions(secrets))
         return runner.output([*no_hooks, "write-tree"], cwd, env).strip()
     finally:
         temp_index.unlink(missing_ok=True)

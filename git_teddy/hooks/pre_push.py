@@ -1,43 +1,64 @@
-"""pre-push: refuses to push session refs that hold an unredacted secret.
+"""pre-push: refuses to push session history that holds an unredacted secret.
 
 Runs as `python -I -m git_teddy.hooks.pre_push REMOTE URL` with git's
-`<local ref> <local sha> <remote ref> <remote sha>` lines on stdin. What is scanned:
-- session branches (`refs/heads/<prefix>...`): every file each new commit adds or changes,
-  new meaning not on the remote already (`git rev-list <local> --not <remote sha>
-  --remotes=<remote>`). These trees are what git-teddy writes (context logs, prompts,
-  replies, reports), so a secret in them means redaction missed it or someone added it;
-- snapshot refs (`refs/<prefix>snapshots/...`): only the files the snapshot changed against
-  its parent. A snapshot is the project's own files; scanning whole trees would re-read the
-  project on every push and flag every test fixture, while the changed files are what a turn,
-  a hand edit or the uncommitted state at session start put there.
-Other refs are not this hook's business.
+`<local ref> <local sha> <remote ref> <remote sha>` lines on stdin, for every push (the
+shell block starts it whenever something is pushed). What is scanned: every commit a
+pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remote shas>
+--remotes=<remote>`), its message and the blobs new to the remote (`git rev-list
+--objects`), when that ref carries teddy's history:
+- a session branch or snapshot ref (`refs/heads/<prefix>...`, `refs/<prefix>snapshots/...`);
+- or, under any other name or a tag, a session commit (its `Teddy-Session` and
+  `Teddy-Phase` trailers) or a snapshot (its subject, SNAPSHOT_SUBJECTS). The user's own
+  commits of an applied turn carry `Teddy-Session` alone: they are the project's history.
+A snapshot's parents are the user's commits: those the remote lacks travel with it and are
+scanned too. What the remote already has is never flagged (a snapshot equal to a published
+commit, a fixture token in the project's published history). Text is read as UTF-8,
+UTF-16 with a byte-order mark, or NUL-interleaved ASCII (gitstore.secret_files.as_text).
+Ordinary pushes of the project's own history are not this hook's business.
 
 A plain `git push` (`--all`, `push.default=matching`) of session branches carries none of
 their snapshot refs; the hook says so in one warning line with a hint, and lets the push
-go on (the branches themselves are fine to share). `git teddy push` marks its own pushes.
+go on (the branches themselves are fine to share). `git teddy push` marks its own pushes,
+and hands over the ids its `--allow-secret` lets through (ALLOW_SECRETS_ENV).
 
-A crash fails closed: the hook only gets here when session refs are pushed (the shell block
-lets every other push through without starting Python), and a security gate that opens
-whenever it breaks is no gate. The message says so and names `--no-verify`.
+A crash fails closed: a security gate that opens whenever it breaks is no gate. The
+message says how to get past it with the command that was used.
 """
 
 import os
+import re
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from git_teddy.gitstore.changes import (
+    ALLOW_SECRETS_ENV,
     SESSION_PUSH_ENV,
-    changed_blobs,
-    commit_id,
-    commits_not_in,
     is_null_id,
+    new_blobs,
+    new_history,
+    object_ids,
     read_blobs,
+    remote_tracking_ids,
 )
 from git_teddy.hooks import ref_prefix
 from git_teddy.session.refnames import branches_prefix, snapshots_prefix
 
 REFUSED = 10  # the exit status that tells the shell block the reasons were printed
-BINARY_SNIFF = 8000  # a NUL byte in the first this many bytes: binary, not scanned
+SHORT = 12  # characters of an object id in messages; --allow-secret takes any prefix of 7+
+BLOBS_PER_READ = 256  # blobs read by one `git cat-file --batch`: memory stays bounded
+# The subjects teddy gives snapshots: session/store.py (base snapshot, your files before),
+# session/turns.py (state before), execute/runner.py (snapshot after).
+SNAPSHOT_SUBJECTS = (
+    "teddy: base snapshot of session ",
+    "teddy: state before turn ",
+    "teddy: snapshot after turn ",
+    "teddy: your files before ",
+)
+_SESSION_TRAILERS = (
+    re.compile(r"^Teddy-Session: ", re.MULTILINE),
+    re.compile(r"^Teddy-Phase: ", re.MULTILINE),
+)
 
 
 @dataclass(frozen=True)
@@ -51,9 +72,30 @@ class Pushed:
 @dataclass(frozen=True)
 class Secret:
     ref: str
-    path: str
+    where: str  # a path, or "commit <id> message"
     line: int
     kind: str
+    object_id: str  # the blob, commit or tag holding it
+
+    def allowed_by(self, allowed: Iterable[str]) -> bool:
+        for token in allowed:
+            is_id = len(token) >= 7 and all(c in "0123456789abcdef" for c in token.lower())
+            if (is_id and self.object_id.startswith(token.lower())) or token == self.where:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class Commit:
+    parents: list[str]
+    message: str
+
+    @property
+    def is_teddys(self) -> bool:
+        """A session commit or a snapshot, by its trailers or subject."""
+        if self.message.startswith(SNAPSHOT_SUBJECTS):
+            return True
+        return all(trailer.search(self.message) for trailer in _SESSION_TRAILERS)
 
 
 def parse_updates(text: str) -> list[Pushed]:
@@ -75,44 +117,97 @@ def kind_of(update: Pushed, prefix: str) -> str | None:
     return None
 
 
-def new_commits(update: Pushed, remote: str) -> list[str]:
-    """The commits of a pushed session branch that the remote does not have yet."""
-    known = []
-    if not is_null_id(update.remote_sha) and commit_id(update.remote_sha):
-        known.append(update.remote_sha)
-    return commits_not_in(update.local_sha, remote, known)
+def known_ids(updates: Sequence[Pushed], remote: str) -> list[str]:
+    """What the remote is known to have, as objects of this repository: the shas it reported
+    for the pushed refs and its remote-tracking refs."""
+    candidates = [u.remote_sha for u in updates if not is_null_id(u.remote_sha)]
+    candidates += remote_tracking_ids(remote)
+    present = object_ids(candidates) if candidates else []
+    return sorted({sha for sha in present if sha})
 
 
-def scan(ref: str, blobs: dict[str, str]) -> list[Secret]:
+def reachable(tip: str | None, history: dict[str, Commit]) -> set[str]:
+    """The commits of `history` (those new to the remote) reachable from `tip`."""
+    found: set[str] = set()
+    stack = [tip] if tip in history else []
+    while stack:
+        sha = stack.pop()
+        if sha not in found:
+            found.add(sha)
+            stack.extend(p for p in history[sha].parents if p in history)
+    return found
+
+
+def scan_text(ref: str, where: str, object_id: str, text: str | None) -> list[Secret]:
     from git_teddy.redact import find_secrets
 
+    if text is None:
+        return []
+    return [Secret(ref, where, f.line, f.kind, object_id) for f in find_secrets(text)]
+
+
+def scan_blobs(blobs: dict[str, tuple[str, str]]) -> list[Secret]:
+    """blobs: blob -> (ref, path)."""
+    from git_teddy.gitstore.secret_files import as_text
+
     secrets = []
-    for blob, content in read_blobs(sorted(blobs)):
-        if b"\0" in content[:BINARY_SNIFF]:
-            continue
-        for finding in find_secrets(content.decode("utf-8", errors="replace")):
-            secrets.append(Secret(ref, blobs[blob], finding.line, finding.kind))
-    return sorted(secrets, key=lambda s: (s.path, s.line))
+    ids = sorted(blobs)
+    for start in range(0, len(ids), BLOBS_PER_READ):
+        for blob, content in read_blobs(ids[start : start + BLOBS_PER_READ]):
+            ref, path = blobs[blob]
+            secrets += scan_text(ref, path, blob, as_text(content))
+    return secrets
 
 
 def check(updates: list[Pushed], remote: str, prefix: str) -> list[Secret]:
+    pushed = [u for u in updates if not is_null_id(u.local_sha) and u.local_sha != u.remote_sha]
+    if not pushed:
+        return []
+    known = known_ids(updates, remote)
+    tips = object_ids([f"{u.local_sha}^{{commit}}" for u in pushed])
+    history = {
+        sha: Commit(parents, message)
+        for sha, parents, message in new_history([t for t in tips if t], known)
+    }
     secrets: list[Secret] = []
-    for update in updates:
-        kind = kind_of(update, prefix)
-        if kind is None or is_null_id(update.local_sha) or update.local_sha == update.remote_sha:
-            continue  # not a session ref, a deletion, or nothing new
-        commits = new_commits(update, remote) if kind == "branch" else [update.local_sha]
-        secrets.extend(scan(update.local_ref, changed_blobs(commits)))
-    return secrets
+    messages: dict[str, str] = {}  # commit -> the ref it is reported under
+    blobs: dict[str, tuple[str, str]] = {}
+    for update, tip in zip(pushed, tips, strict=True):
+        carried = reachable(tip, history)
+        if kind_of(update, prefix) is None and not any(history[c].is_teddys for c in carried):
+            continue  # the project's own history
+        for sha in sorted(carried):
+            messages.setdefault(sha, update.local_ref)
+        for blob, path in new_blobs(update.local_sha, known).items():
+            blobs.setdefault(blob, (update.local_ref, path))
+        if tip != update.local_sha:  # a tag: its message too
+            blobs.setdefault(update.local_sha, (update.local_ref, f"tag {update.local_ref}"))
+    for sha, ref in sorted(messages.items()):
+        where = f"commit {sha[:SHORT]} message"
+        secrets += scan_text(ref, where, sha, history[sha].message)
+    secrets += scan_blobs(blobs)
+    return sorted(secrets, key=lambda s: (s.ref, s.where, s.line))
+
+
+def allowed_ids() -> list[str]:
+    return [line.strip() for line in os.environ.get(ALLOW_SECRETS_ENV, "").splitlines() if line]
 
 
 def report(secrets: list[Secret]) -> None:
     for s in secrets:
-        print(f"error: {s.ref}: {s.path}:{s.line} contains a secret ({s.kind})", file=sys.stderr)
+        print(
+            f"error: {s.ref}: {s.where}:{s.line} contains a secret ({s.kind})"
+            f" [{s.object_id[:SHORT]}]",
+            file=sys.stderr,
+        )
+    if SESSION_PUSH_ENV in os.environ:
+        return  # `git teddy push` says what to do, with its own options
+    ids = " ".join(f"--allow-secret {s.object_id[:SHORT]}" for s in secrets)
     print(
-        "hint: git teddy redacts the secrets it writes; this one got in another way.\n"
-        "hint: remove it from the session (rewrite the commit that added it), or push with"
-        " --no-verify if it is not a secret",
+        "hint: if these are not secrets (test data), push the sessions with"
+        f" `git teddy push {ids}`, or this push with `git push --no-verify`;\n"
+        "hint: if one is, revoke it: session commits and snapshots cannot be rewritten,"
+        " keep that session to yourself (`git teddy delete <session>` removes it)",
         file=sys.stderr,
     )
 
@@ -131,20 +226,30 @@ def warn_without_snapshots() -> None:
     )
 
 
+def crashed(exc: Exception) -> None:
+    print(f"error: git-teddy pre-push hook failed: {exc!r}", file=sys.stderr)
+    skip = (
+        "remove the hook (`git teddy hooks uninstall pre-push`) to push unchecked"
+        if SESSION_PUSH_ENV in os.environ
+        else "push with `git push --no-verify` to skip the check"
+    )
+    print(
+        "hint: what is pushed was not checked for secrets, so it was not pushed;\n"
+        f"hint: reinstall the hook (`git teddy hooks install`) or {skip}",
+        file=sys.stderr,
+    )
+
+
 def main(args: list[str]) -> int:
     remote = args[0] if args else ""
     try:
         updates, prefix = parse_updates(sys.stdin.read()), ref_prefix()
         if without_snapshots(updates, prefix):
             warn_without_snapshots()
-        secrets = check(updates, remote, prefix)
+        allowed = allowed_ids()
+        secrets = [s for s in check(updates, remote, prefix) if not s.allowed_by(allowed)]
     except Exception as exc:  # fail closed: see the module docstring
-        print(f"error: git-teddy pre-push hook failed: {exc!r}", file=sys.stderr)
-        print(
-            "hint: the session refs were not checked for secrets, so they were not pushed;\n"
-            "hint: push with --no-verify to skip the check",
-            file=sys.stderr,
-        )
+        crashed(exc)
         return REFUSED
     if secrets:
         report(secrets)

@@ -7,6 +7,8 @@ which live outside refs/heads. `fetch` therefore brings the snapshots of every s
 branch it can see, however the branch came, and names the ones the remote lacks as well.
 """
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from git_teddy.artifacts.folder import TURN_RECORD
@@ -45,8 +47,11 @@ def _remote(ws: Workspace, remote: str | None) -> str:
     return name
 
 
-def push_sessions(ws: Workspace, remote: str | None, sessions: list[str]) -> Transfer:
-    """Push the named sessions (default: every local session): branches and snapshots."""
+def push_sessions(
+    ws: Workspace, remote: str | None, sessions: list[str], allowed: Sequence[str] = ()
+) -> Transfer:
+    """Push the named sessions (default: every local session): branches and snapshots.
+    `allowed`: the pre-push hook's findings to let through (blob or commit ids, paths)."""
     store, prefix = ws.store, ws.store.prefix
     name = _remote(ws, remote)
     chosen = [store.resolve_session(s) for s in sessions] or store.local_session_ids()
@@ -56,9 +61,11 @@ def push_sessions(ws: Workspace, remote: str | None, sessions: list[str]) -> Tra
     for session in chosen:
         for ref in (branch_ref(prefix, session, "*"), snapshot_ref(prefix, session, "*")):
             refspecs.append(f"{ref}:{ref}")
-    pushed = ws.repo.push_refs(name, refspecs)
+    pushed = ws.repo.push_refs(name, refspecs, allowed)
     output = pushed.stdout + pushed.stderr
     if not pushed.ok:
+        if findings := _secret_findings(output):
+            raise _secrets_refused(name, sessions, allowed, findings)
         if "[rejected]" in output or "non-fast-forward" in output or "fetch first" in output:
             raise TeddyError(
                 f"{name} has turns of these sessions that you do not have; nothing was overwritten",
@@ -70,6 +77,30 @@ def push_sessions(ws: Workspace, remote: str | None, sessions: list[str]) -> Tra
             "check the remote's URL and your access to it",
         )
     return Transfer(name, chosen, output, sessions_only=_sessions_only(ws, name))
+
+
+# The pre-push hook's finding lines: `error: <ref>: <where>:<line> contains a secret (<kind>)
+# [<id>]` (hooks/pre_push.py report).
+_FINDING = re.compile(r"^error: (.+ contains a secret \(.+\) \[([0-9a-f]+)\])$", re.MULTILINE)
+
+
+def _secret_findings(output: str) -> list[tuple[str, str]]:
+    """(finding, object id) for each secret the pre-push hook refused."""
+    return [(m[1], m[2]) for m in _FINDING.finditer(output)]
+
+
+def _secrets_refused(
+    remote: str, sessions: list[str], allowed: Sequence[str], findings: list[tuple[str, str]]
+) -> TeddyError:
+    ids = dict.fromkeys([*allowed, *(object_id for _, object_id in findings)])
+    again = " ".join(["git teddy push", remote, *sessions, *(f"--allow-secret {i}" for i in ids)])
+    lines = "\n".join(finding for finding, _ in findings)
+    return TeddyError(
+        f"the pre-push hook found secrets; nothing was pushed to {remote}:\n{lines}",
+        f"if they are not secrets (test data, examples), push them anyway: `{again}`;\n"
+        "if one is, revoke it: session commits and snapshots cannot be rewritten, so keep the"
+        " session to yourself (`git teddy delete <session>` removes it)",
+    )
 
 
 def _sessions_only(ws: Workspace, remote: str) -> bool:
