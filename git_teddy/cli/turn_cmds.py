@@ -141,7 +141,8 @@ def _show_conflicts(
     if marked:
         click.echo(f"conflicts (markers: yours / turn {turn}) in: {', '.join(marked)}")
     for path in applied.kept_yours:
-        click.echo(f"conflict in {path}: your version is kept; the turn's: git show {snapshot}:{path}")
+        theirs = f"git show {snapshot}:{path}"
+        click.echo(f"conflict in {path}: your version is kept; the turn's: {theirs}")
     if user_state:
         back = f"git teddy restore {user_state[:12]}"
         click.echo(f"resolve them and carry on; to undo the whole apply: {back}", err=True)
@@ -165,17 +166,21 @@ def execute_exit_code(status: str, not_applied: bool, conflicts: bool) -> int:
 def restore(target: str, session: str | None, force: bool) -> None:
     """Make your working tree the project state after TURN (or a saved SNAPSHOT); HEAD, the
     branch and the index stay as they are, and your current files are saved first."""
-    from git_teddy.session.restore import restore_turn
+    from git_teddy.session.restore import restore_command, restore_turn, told_saved_state
 
-    done = restore_turn(open_workspace(), target, session, force)
+    ws = open_workspace()
+    done = restore_turn(ws, target, session, force)
     what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
     click.echo(f"restored {what} of {done.session}: {len(done.changed)} file(s) changed")
     for note in done.notes:  # submodules left as they are, as git checkout leaves them
         click.echo(note, err=True)
     if done.branch:
         click.echo(f"the session continues from {what} on branch {done.branch}")
-    back = f"git teddy restore -s {done.session} {done.saved[:12]}"
+    elif done.fork:
+        click.echo(f"the next plan continues from {what}, on a new conversation branch")
+    back = restore_command(done.session, done.saved)
     click.echo(f"your previous files are saved; to return to them: {back}")
+    told_saved_state(ws, done.session)
 
 
 @click.command()
@@ -205,16 +210,23 @@ def branch(
     from git_teddy.artifacts.turn_record import TurnRecord
     from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
-    from git_teddy.session.restore import place_snapshot
+    from git_teddy.session.restore import place_snapshot, restore_command, told_saved_state
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
     original = ws.store.turn_files(ref)
     start = TurnRecord.from_yaml(original[TURN_RECORD]).base_snapshot
     # The alternative starts where the original turn did: so do your files.
-    placed = place_snapshot(ws, ref.session, start, f"branching from turn {ref.turn}", force)
+    label = f"branching from turn {ref.turn}"
+    placed = place_snapshot(ws, ref.session, start, label, force, "branch")
     for note in placed.notes:
         click.echo(note, err=True)
+    back = restore_command(ref.session, placed.saved)
+    click.echo(
+        f"your files are as turn {ref.turn} found them ({len(placed.changed)} changed); "
+        f"to return: {back}"
+    )
+    told_saved_state(ws, ref.session)  # said before planning, which may fail or take long
     name = ws.store.create_branch(ref)
     reply = read_text(from_file) if from_file is not None else None
     planned = plan_turn(
@@ -227,10 +239,6 @@ def branch(
         alternative_to=original,
     )
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
-    click.echo(
-        f"your files are as turn {ref.turn} found them ({len(placed.changed)} changed); "
-        f"to return: git teddy restore -s {ref.session} {placed.saved[:12]}"
-    )
     click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {planned.plan.title}")
     click.echo("next: git teddy execute", err=True)
 

@@ -211,6 +211,11 @@ def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[Change]:
     return changes
 
 
+def tree_changes(repo: GitRepo, old: str, new: str) -> list[Change]:
+    """Every path that differs between two commits' trees (gitlinks included)."""
+    return _changes(repo, _tree(repo, old), _tree(repo, new))
+
+
 def _submodule_paths(repo: GitRepo) -> set[str]:
     """The paths .gitmodules (on disk, as `git submodule` reads it) names."""
     if not (repo.toplevel / ".gitmodules").is_file():
