@@ -404,11 +404,6 @@ class SessionStore:
         self.repo.layout.write_fork(ref.session, ref.turn, commits[-1].commit)
         return None
 
-    def pending_fork(self, session: str) -> str | None:
-        """The turn the next plan branches from, if a restore chose one."""
-        fork = self.repo.layout.read_fork(session)
-        return fork[0] if fork and self.repo.object_exists(fork[1]) else None
-
     @contextmanager
     def branch_to_plan_on(self, session: str) -> Iterator[str]:
         """The branch the next plan goes on: the current one, or the branch a restore chose
