@@ -6,7 +6,8 @@ EXIT_BUG = 3  # a bug in git-teddy (a traceback was printed)
 # `execute` ran and recorded the turn, but not everything went well:
 EXIT_TURN_FAILED = 4  # an action failed (the report says which)
 EXIT_TURN_STOPPED = 5  # the user quit at an approval; the rest was skipped
-EXIT_NOT_APPLIED = 6  # the result conflicts with the user's edits: kept, not applied
+EXIT_NOT_APPLIED = 6  # the result could not be applied at all (a submodule in the way...)
+EXIT_CONFLICTS = 7  # applied where it merged; conflicts with the user's edits left to resolve
 EXIT_INTERRUPTED = 130  # Ctrl-C
 
 

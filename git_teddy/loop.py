@@ -60,11 +60,11 @@ def result_line(result: ExecutionResult) -> str:
     line = f"turn {result.turn.turn}: {summary.status}"
     if result.apply and result.apply.applied:
         line += f"; {len(result.apply.changed_paths)} file(s) changed in your working tree"
-    elif result.apply and result.apply.conflicts:
+    if result.apply and result.apply.conflicts:
         line += (
-            "; not applied, your edits conflict in "
+            "; your edits conflict in "
             + ", ".join(result.apply.conflicts)
-            + f" (the result is snapshot {summary.snapshot})"
+            + f" (resolve them; the result is snapshot {summary.snapshot})"
         )
     return line
 

@@ -11,7 +11,7 @@ import pexpect
 import pytest
 import yaml
 
-from git_teddy.errors import EXIT_NOT_APPLIED, EXIT_TURN_FAILED
+from git_teddy.errors import EXIT_CONFLICTS, EXIT_TURN_FAILED
 from testing.commands import Teddy, git
 from testing.plans import create, edit, execute, plan_text, read
 from testing.sessions import report_of, start
@@ -259,14 +259,16 @@ def test_user_edits_are_merged(repo: Path, teddy: Teddy, env: dict) -> None:
     assert (repo / "mine.txt").read_text() == "my own file\n"
 
 
-def test_conflicting_user_edits_are_left_untouched(repo: Path, teddy: Teddy, env: dict) -> None:
+def test_conflicting_user_edits_get_conflict_markers(repo: Path, teddy: Teddy, env: dict) -> None:
     session = start(repo, teddy, edit("app.py", "print('hello')", "print('hello, world')"))
     (repo / "app.py").write_text("print('my version')\n")
-    result = teddy.exits(EXIT_NOT_APPLIED, repo, "execute", "-y")
-    assert "not applied: your edits conflict" in result.stdout and "app.py" in result.stdout
-    assert (repo / "app.py").read_text() == "print('my version')\n"
+    result = teddy.exits(EXIT_CONFLICTS, repo, "execute", "-y")
+    assert "conflicts (markers: yours / turn 01) in: app.py" in result.stdout
+    assert (repo / "app.py").read_text() == (
+        "<<<<<<< yours\nprint('my version')\n=======\nprint('hello, world')\n>>>>>>> turn 01\n"
+    )
     summary = report_of(repo, env, session)["run_summary"]
-    assert summary["applied"] == "conflict"
+    assert summary["applied"] == "conflicts in: app.py"
     assert git(repo, env, "show", f"{summary['snapshot']}:app.py") == "print('hello, world')\n"
 
 

@@ -1,11 +1,11 @@
 """Issue 14 item 16: `execute` tells how the turn went by its exit status, git-style, so
 scripts and the shell prompt can see it: 0 done, 4 an action failed, 5 the user quit at an
-approval, 6 the result conflicts with the user's edits and was not applied, 1 refused."""
+approval, 6 the result could not be applied, 7 applied with conflicts left, 1 refused."""
 
 from pathlib import Path
 
 from git_teddy.errors import (
-    EXIT_NOT_APPLIED,
+    EXIT_CONFLICTS,
     EXIT_TURN_FAILED,
     EXIT_TURN_STOPPED,
     EXIT_USER_ERROR,
@@ -50,13 +50,13 @@ def test_quitting_at_an_approval_exits_5(repo: Path, teddy: Teddy, env: dict) ->
     assert_fsck_clean(repo, env)
 
 
-def test_a_result_that_conflicts_with_your_edits_exits_6(
+def test_a_result_that_conflicts_with_your_edits_exits_7(
     repo: Path, teddy: Teddy, env: dict
 ) -> None:
     start(repo, teddy, edit("app.py", "print('hello')", "print('model')"))
     (repo / "app.py").write_text("print('mine')\n")
-    result = teddy.exits(EXIT_NOT_APPLIED, repo, "execute", "-y")
-    assert "not applied" in result.stdout
-    assert (repo / "app.py").read_text() == "print('mine')\n"
+    result = teddy.exits(EXIT_CONFLICTS, repo, "execute", "-y")
+    assert "conflicts (markers: yours / turn 01) in: app.py" in result.stdout
+    assert "<<<<<<< yours\nprint('mine')\n" in (repo / "app.py").read_text()
     assert git(repo, env, "status", "--porcelain") == " M app.py\n"
     assert_fsck_clean(repo, env)

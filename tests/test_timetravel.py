@@ -71,7 +71,7 @@ def test_restore_an_earlier_turn_and_back(
     assert (repo / "one.txt").read_text() == "one\n" and (repo / "two.txt").exists()
     result = teddy.ok(repo, "restore", "01")
     assert "restored turn 01" in result.stdout
-    assert "continues from turn 01 on branch 02-branch-01" in result.stdout
+    assert "the next plan continues from turn 01, on a new conversation branch" in result.stdout
     commits = json.loads(teddy.ok(repo, "log", "--json").stdout)
     snapshot_01 = next(c for c in commits if c["turn"] == "01" and c["phase"] == "report")[
         "snapshot"

@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "context": "git_teddy.cli.turn_cmds:context",
     "branch": "git_teddy.cli.turn_cmds:branch",
     "restore": "git_teddy.cli.turn_cmds:restore",
+    "saved": "git_teddy.cli.session_cmds:saved",
     "stats": "git_teddy.cli.index_cmds:stats",
     "index": "git_teddy.cli.index_cmds:index",
     "codify": "git_teddy.cli.learn_cmds:codify",

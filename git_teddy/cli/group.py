@@ -57,3 +57,22 @@ def cli() -> None:
     # --color, -q and --no-pager are read where used (git_teddy.cli.color, the console's
     # `progress`, git_teddy.cli.pager) from ctx.meta: deciding colour or a pager reads git
     # config, which most commands never need.
+    tell_interrupted()
+
+
+def tell_interrupted() -> None:
+    """Before any command: a `restore` or `branch` killed after it saved the user's files
+    (git_teddy.gitstore.layout `Placing`) is told, once, with the way back."""
+    from git_teddy.errors import TeddyError
+    from git_teddy.gitstore.layout import Layout
+    from git_teddy.gitstore.plumbing import locate
+
+    try:
+        layout = Layout(locate().common_dir)
+    except TeddyError:
+        return  # not in a repository: the command says so if it needs one
+    for placing in layout.interrupted_placings():
+        from git_teddy.session.restore import interrupted_note
+
+        click.echo(interrupted_note(placing), err=True)
+        layout.clear_placing(placing.session)

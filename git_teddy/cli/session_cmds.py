@@ -1,4 +1,5 @@
-"""`git teddy new|show|log|push|fetch|delete`: create, read, share and delete sessions."""
+"""`git teddy new|show|log|saved|push|fetch|delete`: create, read, share and delete
+sessions."""
 
 import click
 
@@ -182,3 +183,34 @@ def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> No
         click.echo(f"deleted session {d.session}")
         for name, sha in sorted(d.refs.items()):
             click.echo(f"  {name} (was {sha})")
+
+
+@click.command()
+@click.argument("session", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def saved(session: str | None, as_json: bool) -> None:
+    """List the saved states of your own files in SESSION (default: the latest session):
+    what restore, branch and execute saved before changing your files, newest first, and
+    how to get each one back."""
+    from git_teddy.session.restore import restore_command, saved_states
+
+    store = open_workspace().store
+    session_id = store.resolve_session(session)
+    states = saved_states(store, session_id)
+    if as_json:
+        rows = [
+            {
+                "id": s.sha,
+                "time": s.time,
+                "what": s.what,
+                "restore": restore_command(session_id, s.sha),
+            }
+            for s in states
+        ]
+        echo_json(rows)
+        return
+    if not states:
+        click.echo(f"session {session_id} has no saved states of your files", err=True)
+    for state in states:
+        back = restore_command(session_id, state.sha)
+        click.echo(f"{state.sha[:12]}  {state.time}  your files before {state.what}  ({back})")

@@ -1,13 +1,22 @@
 """`git teddy plan` and `git teddy execute`: one turn, planned then executed."""
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import read_text
-from git_teddy.errors import EXIT_NOT_APPLIED, EXIT_TURN_FAILED, EXIT_TURN_STOPPED
+from git_teddy.errors import (
+    EXIT_CONFLICTS,
+    EXIT_NOT_APPLIED,
+    EXIT_TURN_FAILED,
+    EXIT_TURN_STOPPED,
+)
 from git_teddy.session.workspace import open_workspace
+
+if TYPE_CHECKING:
+    from git_teddy.gitstore.apply import ApplyResult
 
 
 @click.command()
@@ -101,8 +110,9 @@ def execute(session: str | None, yes: bool) -> int:
     the report, apply the result to your working tree as uncommitted changes.
 
     Exit status: 0 done; 4 an action failed; 5 you quit at an approval; 6 the result was
-    kept but not applied: it conflicts with your edits, or would write into a submodule
-    (1: refused, nothing done)."""
+    kept but not applied: it would write into a submodule or over a file no snapshot has;
+    7 applied where it merged with your edits, conflicts left to resolve (1: refused,
+    nothing done)."""
     from git_teddy.cli.terminal import execute_ui
     from git_teddy.execute.runner import execute_turn
 
@@ -114,28 +124,38 @@ def execute(session: str | None, yes: bool) -> int:
     if result.apply and result.apply.applied:
         how = "merged with your edits" if result.apply.merged else "applied"
         click.echo(f"{how}: {len(result.apply.changed_paths)} file(s) changed in your working tree")
-    elif result.apply and result.apply.conflicts:
-        click.echo(
-            "not applied: your edits conflict with the turn's result in "
-            + ", ".join(result.apply.conflicts)
-        )
-        click.echo(
-            f"your files are untouched (saved as snapshot {result.user_state}); to take the "
-            f"turn's result instead: git restore --source={summary.snapshot} --worktree -- :/"
-        )
+        if result.apply.conflicts:
+            _show_conflicts(result.apply, result.turn.turn, result.user_state, summary.snapshot)
     else:
         click.echo(f"result: {summary.applied}")
     refused = str(summary.applied).startswith("not applied")  # it could not be served
-    not_applied = refused or bool(result.apply and result.apply.conflicts)
-    return execute_exit_code(summary.status, not_applied)
+    conflicts = bool(result.apply and result.apply.conflicts)
+    return execute_exit_code(summary.status, refused, conflicts)
 
 
-def execute_exit_code(status: str, not_applied: bool) -> int:
+def _show_conflicts(
+    applied: "ApplyResult", turn: str, user_state: str | None, snapshot: str | None
+) -> None:
+    """Which files conflict and how, as `git stash pop` says it, and the way back."""
+    marked = [path for path in applied.conflicts if path not in applied.kept_yours]
+    if marked:
+        click.echo(f"conflicts (markers: yours / turn {turn}) in: {', '.join(marked)}")
+    for path in applied.kept_yours:
+        theirs = f"git show {snapshot}:{path}"
+        click.echo(f"conflict in {path}: your version is kept; the turn's: {theirs}")
+    if user_state:
+        back = f"git teddy restore {user_state[:12]}"
+        click.echo(f"resolve them and carry on; to undo the whole apply: {back}", err=True)
+
+
+def execute_exit_code(status: str, not_applied: bool, conflicts: bool) -> int:
     """`execute`'s exit status, git-style: 0 only when the turn went as planned."""
     if status == "ABORTED":
         return EXIT_TURN_STOPPED
     if not_applied:
         return EXIT_NOT_APPLIED
+    if conflicts:
+        return EXIT_CONFLICTS
     return EXIT_TURN_FAILED if status == "FAILURE" else 0
 
 
@@ -146,17 +166,21 @@ def execute_exit_code(status: str, not_applied: bool) -> int:
 def restore(target: str, session: str | None, force: bool) -> None:
     """Make your working tree the project state after TURN (or a saved SNAPSHOT); HEAD, the
     branch and the index stay as they are, and your current files are saved first."""
-    from git_teddy.session.restore import restore_turn
+    from git_teddy.session.restore import restore_command, restore_turn, told_saved_state
 
-    done = restore_turn(open_workspace(), target, session, force)
+    ws = open_workspace()
+    done = restore_turn(ws, target, session, force)
     what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
     click.echo(f"restored {what} of {done.session}: {len(done.changed)} file(s) changed")
     for note in done.notes:  # submodules left as they are, as git checkout leaves them
         click.echo(note, err=True)
     if done.branch:
         click.echo(f"the session continues from {what} on branch {done.branch}")
-    back = f"git teddy restore -s {done.session} {done.saved[:12]}"
+    elif done.fork:
+        click.echo(f"the next plan continues from {what}, on a new conversation branch")
+    back = restore_command(done.session, done.saved)
     click.echo(f"your previous files are saved; to return to them: {back}")
+    told_saved_state(ws, done.session)
 
 
 @click.command()
@@ -186,16 +210,23 @@ def branch(
     from git_teddy.artifacts.turn_record import TurnRecord
     from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
-    from git_teddy.session.restore import place_snapshot
+    from git_teddy.session.restore import place_snapshot, restore_command, told_saved_state
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
     original = ws.store.turn_files(ref)
     start = TurnRecord.from_yaml(original[TURN_RECORD]).base_snapshot
     # The alternative starts where the original turn did: so do your files.
-    placed = place_snapshot(ws, ref.session, start, f"branching from turn {ref.turn}", force)
+    label = f"branching from turn {ref.turn}"
+    placed = place_snapshot(ws, ref.session, start, label, force, "branch")
     for note in placed.notes:
         click.echo(note, err=True)
+    back = restore_command(ref.session, placed.saved)
+    click.echo(
+        f"your files are as turn {ref.turn} found them ({len(placed.changed)} changed); "
+        f"to return: {back}"
+    )
+    told_saved_state(ws, ref.session)  # said before planning, which may fail or take long
     name = ws.store.create_branch(ref)
     reply = read_text(from_file) if from_file is not None else None
     planned = plan_turn(
@@ -208,10 +239,6 @@ def branch(
         alternative_to=original,
     )
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
-    click.echo(
-        f"your files are as turn {ref.turn} found them ({len(placed.changed)} changed); "
-        f"to return: git teddy restore -s {ref.session} {placed.saved[:12]}"
-    )
     click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {planned.plan.title}")
     click.echo("next: git teddy execute", err=True)
 

@@ -197,7 +197,9 @@ def _apply(
         turn.record.base_snapshot,
     )
     try:
-        result = apply_to_worktree(ws.repo, turn.record.base_snapshot, snapshot, user_state)
+        result = apply_to_worktree(
+            ws.repo, turn.record.base_snapshot, snapshot, user_state, f"turn {turn.turn}"
+        )
     except CannotApply as refused:
         # The turn is done and reported either way; its result stays a snapshot.
         ui.progress(f"not applied: {refused.message}")
@@ -206,7 +208,9 @@ def _apply(
         return None, user_state, f"not applied: {refused.message}"
     for note in result.gitlinks:
         ui.progress(note.line())
-    return result, user_state, True if result.applied else "conflict"
+    if result.conflicts:  # applied where it merged; the rest is the user's to resolve
+        return result, user_state, f"conflicts in: {', '.join(result.conflicts)}"
+    return result, user_state, True
 
 
 def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> None:

@@ -4,7 +4,10 @@ HEAD, the branch and the index are never touched: only files change, and they ar
 as `git checkout` writes them (gitstore.checkout: line endings, filters, ident, LFS). The
 caller first snapshots the user's current state, so whatever happens here can be undone
 with `restore`. When the user edited files since the turn's base, the result is merged
-three-way with `git merge-tree`; on a conflict no file is changed.
+three-way with `git merge-tree`, as `git stash pop` merges: what merges cleanly is applied,
+a text file both sides changed gets `git merge-file` conflict markers (labelled `yours` and
+the turn), and a file that cannot hold markers (binary, a symlink, deleted on one side)
+keeps the user's version; ApplyResult names both kinds.
 
 Gitlinks (submodules, and nested repositories a snapshot recorded as gitlinks) are treated
 as `git checkout` without --recurse-submodules treats them: their folders are never written,
@@ -14,6 +17,7 @@ refused (CannotApply) after checking the whole change list and before writing an
 """
 
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -25,6 +29,8 @@ from git_teddy.gitstore.repo import GitRepo
 GITLINK_MODE = "160000"
 ABSENT_MODE = "000000"
 SHORT = 12  # digits of a commit id in a note
+TEXT_MODES = ("100644", "100755")  # what `git merge-file` may put conflict markers in
+YOURS = "yours"  # the user's side in conflict markers
 
 
 class CannotApply(TeddyError):
@@ -58,9 +64,27 @@ class GitlinkNote:
 class ApplyResult:
     applied: bool
     changed_paths: list[str]
-    conflicts: list[str]
+    conflicts: list[str]  # every conflicted file: with markers, or the user's version kept
     merged: bool  # the user had changed files too: the result is a three-way merge
     gitlinks: list[GitlinkNote] = field(default_factory=list)
+    kept_yours: list[str] = field(default_factory=list)  # conflicts that hold no markers
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The tree a three-way merge gives, and what conflicted in it."""
+
+    tree: str
+    conflicts: list[str]  # text files now holding conflict markers
+    kept_yours: list[str]  # files left as the user has them (binary, symlink, deleted)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One side of a conflicted path, as `git merge-tree` lists it (1 base, 2 ours, 3 theirs)."""
+
+    mode: str
+    blob: str
 
 
 @dataclass(frozen=True)
@@ -97,16 +121,81 @@ def _tree(repo: GitRepo, commit: str) -> str:
     return repo.read_commit(commit).tree
 
 
-def _merge(repo: GitRepo, base: str, ours: str, theirs: str) -> tuple[str | None, list[str]]:
-    """The merged tree, or None and the conflicting paths. Both sides are commits made on
-    top of `base`, so git finds it as their merge base (git 2.39 has no --merge-base)."""
+def _merge_stages(repo: GitRepo, ours: str, theirs: str) -> tuple[str, dict[str, dict[int, Stage]]]:
+    """`git merge-tree`'s tree, and the stages of each conflicted path. Both sides are
+    commits made on top of the same base, so git finds it as their merge base (git 2.39 has
+    no --merge-base)."""
+    args = ["merge-tree", "--write-tree", "-z", "--no-messages", ours, theirs]
+    proc = runner.run(args, repo.cwd)  # exit 1: conflicts
+    fields = proc.stdout.split("\0")
+    if proc.returncode not in (0, 1) or not fields[0]:
+        raise runner.failure(args, proc.stderr.strip())
+    stages: dict[str, dict[int, Stage]] = {}
+    for entry in filter(None, fields[1:]):
+        meta, _, path = entry.partition("\t")
+        mode, blob, stage = meta.split(" ")
+        stages.setdefault(path, {})[int(stage)] = Stage(mode, blob)
+    return fields[0], stages
+
+
+def _merge_text(repo: GitRepo, sides: dict[int, Stage], labels: tuple[str, str]) -> str | None:
+    """The blob of `git merge-file`'s result with conflict markers, None when the sides are
+    not all text files (binary content, a symlink, a side deleted)."""
+    if 2 not in sides or 3 not in sides or any(s.mode not in TEXT_MODES for s in sides.values()):
+        return None
+    scratch = repo.layout.shared.make_folders(repo.layout.scratch)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="merge-") as folder:
+        files = []
+        for stage in (2, 1, 3):  # merge-file takes ours, base, theirs
+            path = Path(folder) / str(stage)
+            path.write_bytes(
+                runner.output_bytes(["cat-file", "blob", sides[stage].blob], repo.cwd)
+                if stage in sides
+                else b""
+            )  # add/add: an empty base
+            files.append(str(path))
+        ours, theirs = labels
+        args = ["merge-file", "-p", "-L", ours, "-L", "base", "-L", theirs, *files]
+        proc = runner.run(args, repo.cwd)  # exit N: N conflicts; 255: binary, not merged
+        if not 0 <= proc.returncode < 128:
+            return None
+        store = ["hash-object", "-w", "--no-filters", "--stdin"]  # already in the repository's form
+        return runner.output(store, repo.cwd, input=proc.stdout).strip()
+
+
+def _with_entries(repo: GitRepo, tree: str, entries: dict[str, Stage | None]) -> str:
+    """`tree` with the given paths set (None: removed), through a temporary index."""
+    if not entries:
+        return tree
+    scratch = repo.layout.shared.make_folders(repo.layout.scratch)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="merge-index-") as folder:
+        env = {"GIT_INDEX_FILE": str(Path(folder) / "index")}
+        runner.output(["read-tree", tree], repo.cwd, env)
+        zero = "0" * len(tree)
+        listing = "".join(
+            f"{s.mode} {s.blob}\t{p}\0" if s else f"0 {zero}\t{p}\0" for p, s in entries.items()
+        )
+        runner.output(["update-index", "-z", "--index-info"], repo.cwd, env, input=listing)
+        return runner.output(["write-tree"], repo.cwd, env).strip()
+
+
+def _merge(repo: GitRepo, base: str, ours: str, theirs: str, label: str) -> Merged:
+    """The user's state and the result merged: clean parts as git merges them, text
+    conflicts with markers (`yours` / `label`), other conflicts as the user has them."""
     assert base in repo.read_commit(ours).parents and base in repo.read_commit(theirs).parents
-    args = ["merge-tree", "--write-tree", "--name-only", "--no-messages"]
-    out = runner.run([*args, ours, theirs], repo.cwd).stdout
-    lines = out.splitlines()
-    if lines and len(lines) == 1:
-        return lines[0], []
-    return None, sorted(set(lines[1:])) if lines else ["(merge failed)"]
+    tree, stages = _merge_stages(repo, ours, theirs)
+    overrides: dict[str, Stage | None] = {}
+    conflicts: list[str] = []
+    kept: list[str] = []
+    for path, sides in sorted(stages.items()):
+        blob = _merge_text(repo, sides, (YOURS, label))
+        if blob is not None:
+            overrides[path] = Stage(sides[2].mode, blob)
+            conflicts.append(path)
+        else:  # nothing to put markers in: the user's version stays, named
+            overrides[path] = sides.get(2)
+            kept.append(path)
+    return Merged(_with_entries(repo, tree, overrides), conflicts, kept)
 
 
 def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[Change]:
@@ -120,6 +209,11 @@ def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[Change]:
         old_mode, new_mode, old_blob, new_blob, status = meta.lstrip(":").split(" ")
         changes.append(Change(status, path, old_mode, new_mode, old_blob, new_blob))
     return changes
+
+
+def tree_changes(repo: GitRepo, old: str, new: str) -> list[Change]:
+    """Every path that differs between two commits' trees (gitlinks included)."""
+    return _changes(repo, _tree(repo, old), _tree(repo, new))
 
 
 def _submodule_paths(repo: GitRepo) -> set[str]:
@@ -223,17 +317,20 @@ def _remove(path: Path, top: Path) -> None:
         parent = parent.parent
 
 
-def apply_to_worktree(repo: GitRepo, base: str, result: str, user_state: str) -> ApplyResult:
+def apply_to_worktree(
+    repo: GitRepo, base: str, result: str, user_state: str, label: str = "theirs"
+) -> ApplyResult:
     """Move the user's files from `user_state` to `result`, merging when the user's state
-    is not `base` (the snapshot the turn started from). CannotApply, with nothing
-    written, when a change would write into a submodule or lose a file no snapshot has."""
-    target: str | None = _tree(repo, result)
+    is not `base` (the snapshot the turn started from; `label` names the result in conflict
+    markers). CannotApply, with nothing written, when a change would write into a submodule
+    or lose a file no snapshot has."""
+    target = _tree(repo, result)
     merged = _tree(repo, user_state) != _tree(repo, base)
+    conflicts: list[str] = []
+    kept: list[str] = []
     if merged:
-        target, conflicts = _merge(repo, base, user_state, result)
-        if target is None:
-            return ApplyResult(False, [], conflicts, merged=True)
-    assert target is not None
+        outcome = _merge(repo, base, user_state, result, label)
+        target, conflicts, kept = outcome.tree, outcome.conflicts, outcome.kept_yours
     changes = _changes(repo, _tree(repo, user_state), target)
     _refuse_gitlink_writes(changes)
     _refuse_overwrites(repo.toplevel, changes)
@@ -243,4 +340,5 @@ def apply_to_worktree(repo: GitRepo, base: str, result: str, user_state: str) ->
     written = [Entry(c.path, c.new_mode, c.new_blob) for c in changes if c.writes]
     checkout_blobs(repo.toplevel, repo.layout.scratch, written)
     files = [c.path for c in changes if not (c.old_gitlink or c.new_gitlink)]
-    return ApplyResult(True, files, [], merged, _gitlink_notes(repo, changes))
+    notes = _gitlink_notes(repo, changes)
+    return ApplyResult(True, files, sorted([*conflicts, *kept]), merged, notes, kept)

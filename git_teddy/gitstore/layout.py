@@ -13,7 +13,9 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       no-hooks/                an empty hooks folder: teddy's other git calls in scratch
                                worktrees run none of the user's hooks (it need not exist)
       sessions/<id>/branch     the conversation branch the session continues on
-      sessions/<id>/placed     snapshots `restore` put in the working tree
+      sessions/<id>/fork       the turn the next plan forks a new branch from (`restore`)
+      sessions/<id>/placing    a `restore`/`branch` under way: the saved state of the
+                               user's files, told by the next command if it was killed
       failed-plans/<id>/       unusable model replies, kept for the user to fix
       codify/                  unusable `codify --refine` replies
       manual/, replay/         the model providers' own state (git_teddy.llm.factory names
@@ -25,13 +27,28 @@ repository gets git's modes here too; the reader of the git config sets it, else
 decides) and gives the file its mode with `shared.adjust` before renaming it into place.
 """
 
+import json
+import os
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.gitstore.locks import same_process, start_time
 from git_teddy.gitstore.permissions import Shared
 
 DERIVED_DIR = "teddy"
+
+
+@dataclass(frozen=True)
+class Placing:
+    """A `restore` or `branch` that saved the user's files and is putting others in place."""
+
+    session: str
+    saved: str  # the snapshot of the user's files taken first
+    what: str  # e.g. "restoring 01"
+    pid: int
+    started: int | None  # the process's start time (gitstore.locks), to tell a reused pid
 
 
 class Layout:
@@ -92,8 +109,66 @@ class Layout:
     def branch_marker(self, session: str) -> Path:
         return self.sessions / session / "branch"
 
-    def placed_log(self, session: str) -> Path:
-        return self.sessions / session / "placed"
+    def fork_marker(self, session: str) -> Path:
+        return self.sessions / session / "fork"
+
+    def placing_marker(self, session: str) -> Path:
+        return self.sessions / session / "placing"
+
+    def _write(self, path: Path, text: str) -> None:
+        """Write a derived file whole: a killed writer leaves the old one or none."""
+        self.shared.make_folders(path.parent)
+        part = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        part.write_text(text, encoding="utf-8")
+        self.shared.adjust(part)
+        part.replace(path)
+
+    def write_fork(self, session: str, turn: str, commit: str) -> None:
+        self._write(self.fork_marker(session), f"{turn} {commit}\n")
+
+    def read_fork(self, session: str) -> tuple[str, str] | None:
+        """(turn, commit) the next plan forks from; None when none (or unreadable: the
+        session then goes on on its current branch)."""
+        try:
+            fields = self.fork_marker(session).read_text("utf-8").split()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if len(fields) != 2 or len(fields[1]) not in (40, 64):
+            return None
+        return (fields[0], fields[1]) if set(fields[1]) <= set("0123456789abcdef") else None
+
+    def clear_fork(self, session: str) -> None:
+        self.fork_marker(session).unlink(missing_ok=True)
+
+    def write_placing(self, session: str, saved: str, what: str) -> None:
+        pid = os.getpid()
+        record = {"saved": saved, "what": what, "pid": pid, "started": start_time(pid)}
+        self._write(self.placing_marker(session), json.dumps(record) + "\n")
+
+    def clear_placing(self, session: str) -> None:
+        self.placing_marker(session).unlink(missing_ok=True)
+
+    def interrupted_placings(self) -> list[Placing]:
+        """`restore`/`branch` runs that were killed after saving the user's files (their
+        process is gone): the caller tells the user, then clears them. A garbled marker
+        names no saved state and is dropped (`git teddy saved` lists them all anyway)."""
+        found = []
+        for marker in sorted(self.sessions.glob("*/placing")) if self.sessions.is_dir() else []:
+            try:
+                record = json.loads(marker.read_text("utf-8"))
+                placing = Placing(
+                    marker.parent.name,
+                    str(record["saved"]),
+                    str(record["what"]),
+                    int(record["pid"]),
+                    record.get("started"),
+                )
+            except (OSError, ValueError, TypeError, KeyError, AttributeError):
+                marker.unlink(missing_ok=True)
+                continue
+            if same_process(placing.pid, placing.started) is not True:
+                found.append(placing)
+        return found
 
     def read_marker(self, session: str) -> str | None:
         """The session's branch marker as written, None when there is none."""

@@ -346,9 +346,39 @@ def plan_turn(
     """Plan the next turn on the session's current branch. `alternative_to` holds the files
     of the turn a new conversation branch replaces: its base snapshot and turn.context are
     reused, so the model sees the same context with the new message. `resume` adds the
-    session's log up to its resume point, within `teddy.contextWindow`."""
+    session's log up to its resume point, within `teddy.contextWindow`. A branch a restore
+    chose to fork is made here, when there is a plan to put on it."""
+    with ws.store.branch_to_plan_on(session) as branch:
+        return _plan_on(
+            ws,
+            session,
+            branch,
+            message,
+            agent,
+            depth,
+            reply_file_text,
+            ui=ui,
+            alternative_to=alternative_to,
+            pipeline=pipeline,
+            resume=resume,
+        )
+
+
+def _plan_on(
+    ws: Workspace,
+    session: str,
+    branch: str,
+    message: str,
+    agent: str | None,
+    depth: int,
+    reply_file_text: str | None,
+    *,
+    ui: UI,
+    alternative_to: dict[str, bytes] | None,
+    pipeline: str | None,
+    resume: bool,
+) -> PlannedTurn:
     store = ws.store
-    branch = store.current_branch(session)
     ensure_no_pending(store, session, branch)
     ws.repo.check_signing()  # before the base snapshot's ref and the model's time
     ws.repo.check_ref_writable(store.branch_ref(session, branch))  # a killed run's lock

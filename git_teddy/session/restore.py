@@ -1,24 +1,31 @@
-"""`git teddy restore` and `git teddy branch`: travel in a session's history.
+"""`git teddy restore` and `git teddy branch`: travel in a session's history, and the
+saved states of the user's files they (and `execute`) keep.
 
 Restoring changes only the user's files (HEAD, branch and index untouched), and never loses
 anything: the current state is saved as a snapshot first, and the command says how to get it
-back. Files the user changed by hand since teddy last put them there are only overwritten
-with --force (and are saved even then).
+back. A file whose content is neither HEAD's nor one a turn wrote is the user's own (written
+by hand, or put back from one of their saved states): it is only overwritten or removed with
+--force, and is saved even then. While files are being placed, a marker in the derived state
+names the saved state, so the next command tells the user about it if this one was killed.
 """
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore.apply import apply_to_worktree
+from git_teddy.faultpoint import reached
+from git_teddy.gitstore.apply import CannotApply, Change, apply_to_worktree, tree_changes
+from git_teddy.gitstore.layout import Placing
+from git_teddy.session.models import iso_time
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
 from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
 
 HEX = re.compile(r"[0-9a-f]{7,64}")  # an abbreviated id, SHA-1 (40) or SHA-256 (64)
+SHORT = 12  # digits of a snapshot id shown to the user
+NAMED = 5  # hand-written files named in a refusal
 
 
 @dataclass(frozen=True)
@@ -35,8 +42,18 @@ class Restored:
     saved: str  # the user's state before, kept under refs/teddy/snapshots
     turn: str | None
     branch: str | None  # the conversation branch the session continues on
+    fork: str | None  # else the turn the next plan forks a new branch from
     changed: list[str]
     notes: list[str]  # submodules left as they are (GitlinkNote lines), for the user
+
+
+@dataclass(frozen=True)
+class SavedState:
+    """A snapshot of the user's own files, taken before teddy changed them."""
+
+    sha: str
+    time: str
+    what: str  # e.g. "restoring 01"
 
 
 def turn_snapshot(store: SessionStore, ref: TurnRef) -> str:
@@ -60,65 +77,132 @@ def _resolve_target(
     except TeddyError:
         if not HEX.fullmatch(spec):
             raise
-    session_id = store.resolve_session(session)
-    matches = [sha for sha in store.snapshots(session_id) if sha.startswith(spec)]
-    if len(matches) != 1:
+    candidates = [store.resolve_session(session)] if session else store.session_ids()
+    matches = {
+        (sid, sha) for sid in candidates for sha in store.snapshots(sid) if sha.startswith(spec)
+    }
+    if len({sha for _, sha in matches}) != 1:
+        where = f"session {session}" if session else "any session"
         raise TeddyError(
-            f"{spec!r} is neither a turn nor a snapshot of session {session_id}",
-            "give a turn such as 01, or a snapshot id that `git teddy restore` printed",
+            f"{spec!r} is neither a turn nor a snapshot of {where}",
+            "give a turn such as 01, or a snapshot id that `git teddy saved` lists",
         )
-    return session_id, matches[0], None
+    session_id, sha = sorted(matches)[0]  # a state two sessions keep: either one
+    return session_id, sha, None
 
 
-def _placed_log(ws: Workspace, session: str) -> Path:
-    """Snapshots restore put in the working tree (local state, never pushed)."""
-    layout = ws.repo.layout
-    path = layout.placed_log(session)
-    layout.shared.make_folders(path.parent)
-    return path
-
-
-def _hand_edited(ws: Workspace, session: str, saved: str) -> bool:
-    """Whether the user's files differ from HEAD and from every state teddy put there or
-    started a turn from: the session's base, each turn's start and result, and restores."""
+def _teddy_wrote(ws: Workspace, session: str) -> set[tuple[str, str, str]]:
+    """(path, mode, blob) of every file a turn of the session wrote (its result against
+    its base): content teddy put there, not the user."""
     store, repo = ws.store, ws.repo
-    known = {store.summary(session).base_snapshot, repo.head_commit()}  # HEAD: nothing uncommitted
+    wrote: set[tuple[str, str, str]] = set()
     for commit in store.turn_commits(session):
-        known.add(commit.snapshot)
-        record = store.repo.read_file(
-            repo.read_commit(commit.commit).tree, f"{commit.turn}/{TURN_RECORD}"
-        )
-        if record:
-            known.add(TurnRecord.from_yaml(record).base_snapshot)
-    log = _placed_log(ws, session)
-    known.update(log.read_text().split() if log.exists() else [])
-    trees = {repo.read_commit(sha).tree for sha in known if sha and repo.object_exists(sha)}
-    return repo.read_commit(saved).tree not in trees
+        if commit.phase != "report" or not commit.snapshot:
+            continue
+        tree = repo.read_commit(commit.commit).tree
+        record = repo.read_file(tree, f"{commit.turn}/{TURN_RECORD}")
+        base = TurnRecord.from_yaml(record).base_snapshot if record else None
+        if not base or not repo.object_exists(base) or not repo.object_exists(commit.snapshot):
+            continue
+        for change in tree_changes(repo, base, commit.snapshot):
+            if change.writes:
+                wrote.add((change.path, change.new_mode, change.new_blob))
+    return wrote
 
 
-def place_snapshot(ws: Workspace, session: str, target: str, label: str, force: bool) -> Placed:
+def hand_written(ws: Workspace, session: str, saved: str, target: str) -> list[str]:
+    """The files placing `target` would overwrite or remove whose content in `saved` (the
+    user's files now) is the user's own: neither HEAD's nor one a turn wrote."""
+    at_stake = [c for c in tree_changes(ws.repo, saved, target) if _had_file(c)]
+    head = ws.repo.head_commit()
+    if head and at_stake:
+        differ = {c.path for c in tree_changes(ws.repo, head, saved)}
+        at_stake = [c for c in at_stake if c.path in differ]
+    if not at_stake:
+        return []
+    wrote = _teddy_wrote(ws, session)
+    return [c.path for c in at_stake if (c.path, c.old_mode, c.old_blob) not in wrote]
+
+
+def _had_file(change: Change) -> bool:
+    return change.old_mode not in ("000000", "160000")
+
+
+def place_snapshot(
+    ws: Workspace, session: str, target: str, label: str, force: bool, step: str
+) -> Placed:
     """Put `target` in the working tree: the current files are saved first, and without
-    `force` files changed by hand are never overwritten."""
-    store = ws.store
+    `force` the user's own files are never overwritten. `step` names the command for the
+    fault points (`restore`, `branch`). The caller tells the user the saved id, then calls
+    `told_saved_state`; until then a killed run is told by the next command."""
+    store, layout = ws.store, ws.repo.layout
     parent = current_snapshot(store, session, store.current_branch(session))
     saved = store.take_snapshot(session, f"{SAVED_STATE_SUBJECT}{label}", parent)
-    if not force and _hand_edited(ws, session, saved):
-        raise TeddyError(
-            f"your working tree has changes that {label} would overwrite",
-            f"they are saved as snapshot {saved[:12]}; run again with --force to go ahead "
-            f"(and `git teddy restore -s {session} {saved[:12]}` to get them back)",
-        )
-    result = apply_to_worktree(ws.repo, saved, target, saved)
-    log_path = _placed_log(ws, session)
-    with log_path.open("a") as log:
-        log.write(target + "\n")
-    ws.repo.layout.shared.adjust(log_path)
+    layout.write_placing(session, saved, label)
+    reached(f"{step}.saved")
+    back = restore_command(session, saved)
+    try:
+        mine = [] if force else hand_written(ws, session, saved, target)
+        if mine:
+            named = ", ".join(mine[:NAMED]) + (
+                f" and {len(mine) - NAMED} more" if len(mine) > NAMED else ""
+            )
+            raise TeddyError(
+                f"your working tree has changes that {label} would overwrite: {named}",
+                f"they are saved as snapshot {saved[:SHORT]}; run again with --force to go "
+                f"ahead (and `{back}` to get them back)",
+            )
+        result = apply_to_worktree(ws.repo, saved, target, saved)
+    except (TeddyError, CannotApply):
+        layout.clear_placing(session)  # nothing was placed: the error says what to do
+        raise
+    reached(f"{step}.placed")
     return Placed(saved, result.changed_paths, [note.line() for note in result.gitlinks])
+
+
+def told_saved_state(ws: Workspace, session: str) -> None:
+    """The user has been told where their files are saved: no note for the next command."""
+    ws.repo.layout.clear_placing(session)
+
+
+def restore_command(session: str, saved: str) -> str:
+    return f"git teddy restore -s {session} {saved[:SHORT]}"
+
+
+def interrupted_note(placing: Placing) -> str:
+    """What the next command says about a `restore`/`branch` that was killed."""
+    return (
+        f"note: an interrupted `git teddy` ({placing.what}, session {placing.session}) had "
+        f"saved your files as snapshot {placing.saved[:SHORT]}; to get them back: "
+        f"{restore_command(placing.session, placing.saved)}"
+    )
 
 
 def restore_turn(ws: Workspace, spec: str, session: str | None, force: bool) -> Restored:
     session_id, target, ref = _resolve_target(ws.store, spec, session)
-    placed = place_snapshot(ws, session_id, target, f"restoring {spec}", force)
+    placed = place_snapshot(ws, session_id, target, f"restoring {spec}", force, "restore")
     branch = ws.store.continue_after(ref) if ref else None
     turn = ref.turn if ref else None
-    return Restored(session_id, target, placed.saved, turn, branch, placed.changed, placed.notes)
+    fork = turn if ref and branch is None else None
+    return Restored(
+        session_id, target, placed.saved, turn, branch, fork, placed.changed, placed.notes
+    )
+
+
+def saved_states(store: SessionStore, session: str) -> list[SavedState]:
+    """The session's snapshots of the user's own files, newest first."""
+    states = []
+    for sha in store.snapshots(session):
+        commit = store.repo.read_commit(sha)
+        if commit.message.startswith(SAVED_STATE_SUBJECT):
+            subject = commit.message.splitlines()[0]
+            what = subject.removeprefix(SAVED_STATE_SUBJECT)
+            states.append(
+                (
+                    commit.timestamp,
+                    SavedState(sha, iso_time(commit.timestamp, commit.tz_offset), what),
+                )
+            )
+    return [
+        state for _, state in sorted(states, key=lambda pair: (pair[0], pair[1].sha), reverse=True)
+    ]

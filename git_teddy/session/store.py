@@ -11,7 +11,8 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
 import hashlib
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
@@ -391,15 +392,40 @@ class SessionStore:
         start = self.repo.read_commit(plan.commit).parents[0]
         return self._new_branch(ref.session, turn_depth(ref.turn), start)
 
-    def continue_after(self, ref: TurnRef) -> str:
+    def continue_after(self, ref: TurnRef) -> str | None:
         """Make `ref`'s turn the one the session continues from: its own branch when it is
-        the latest turn there, else a new branch starting right after it."""
+        the latest turn there (returned), else None: the next plan forks a new branch right
+        after it (`branch_to_plan_on`), so a restore alone makes no empty branch."""
         commits = [c for c in self.turn_commits(ref.session) if c.turn == ref.turn]
         last_on_branch = self.last_turn_trailers(ref.session, ref.branch).get("Teddy-Turn")
         if not commits or last_on_branch == ref.turn:
             self.set_current_branch(ref.session, ref.branch)
             return ref.branch
-        return self._new_branch(ref.session, turn_depth(ref.turn) + 1, commits[-1].commit)
+        self.repo.layout.write_fork(ref.session, ref.turn, commits[-1].commit)
+        return None
+
+    @contextmanager
+    def branch_to_plan_on(self, session: str) -> Iterator[str]:
+        """The branch the next plan goes on: the current one, or the branch a restore chose
+        to fork, made now. Should the plan not be recorded, that branch goes again."""
+        fork = self.repo.layout.read_fork(session)
+        if fork is None or not is_turn_name(fork[0]) or not self.repo.object_exists(fork[1]):
+            self.repo.layout.clear_fork(session)
+            yield self.current_branch(session)
+            return
+        turn, start = fork
+        before = self.repo.layout.read_marker(session)
+        name = self._new_branch(session, turn_depth(turn) + 1, start)
+        try:
+            yield name
+        except BaseException:
+            ref = self.branch_ref(session, name)
+            if self.repo.read_ref(ref) == start:  # no plan on it: as if never made
+                self.repo.delete_ref(ref, start)
+                if before is not None:
+                    self.set_current_branch(session, before.strip())
+                self.repo.layout.write_fork(session, turn, start)
+            raise
 
     def _new_branch(self, session: str, depth: int, start: str) -> str:
         taken = self.turn_names(session) | set(self.branches(session))
@@ -409,7 +435,9 @@ class SessionStore:
         return name
 
     def set_current_branch(self, session: str, branch: str) -> None:
+        """New turns go on `branch` (a fork a restore chose is dropped: this choice is newer)."""
         self.repo.layout.write_marker(session, branch)
+        self.repo.layout.clear_fork(session)
 
     def current_branch(self, session: str) -> str:
         """The conversation branch new turns go on: the last one made here, else main
