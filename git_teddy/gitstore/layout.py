@@ -14,6 +14,9 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
                                worktrees run none of the user's hooks (it need not exist)
       sessions/<id>/branch     the conversation branch the session continues on
       sessions/<id>/placed     snapshots `restore` put in the working tree
+      sessions/<id>/claim      held (flock) by the `plan` or `execute` working on the session
+      sessions/<id>/journal-<turn>.json  an `execute` in progress: what is done, so a run
+                               killed midway is resumed, never repeated (execute.journal)
       failed-plans/<id>/       unusable model replies, kept for the user to fix
       codify/                  unusable `codify --refine` replies
       manual/, replay/         the model providers' own state (git_teddy.llm.factory names
@@ -94,6 +97,12 @@ class Layout:
 
     def placed_log(self, session: str) -> Path:
         return self.sessions / session / "placed"
+
+    def session_claim(self, session: str) -> Path:
+        return self.sessions / session / "claim"
+
+    def execute_journal(self, session: str, turn: str) -> Path:
+        return self.sessions / session / f"journal-{turn}.json"
 
     def read_marker(self, session: str) -> str | None:
         """The session's branch marker as written, None when there is none."""
