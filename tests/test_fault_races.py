@@ -51,7 +51,7 @@ def test_a_second_plan_refuses_before_asking_the_model(
     assert f"(pid {first.pid})" in second.stderr and "\nhint: " in second.stderr
     assert "Traceback" not in second.stderr
     assert len(openai_server.requests) == 1  # the second never asked the model
-    out, err = first.communicate(timeout=60)
+    _, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
     assert subjects(repo, env, session).count("teddy: 01 plan") == 1
     assert git(repo, env, "show", f"teddy/{session}/main:01/user_prompt.txt") == "first\n"
