@@ -310,15 +310,21 @@ def test_killed_execute_recovers_with_nothing_lost(
     )
     assert tip.strip() == "plan"
 
-    result = teddy.ok(repo, "execute", "-y")
+    # Issue 14 item 4: the journal resumes the run; the command that was running is never
+    # run a second time (its turn fails, "interrupted"), the CREATE before it is kept.
+    result = teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     assert "cleaned up a scratch worktree left behind by an interrupted run" in result.stdout
+    assert "resuming turn 01" in result.stderr and "not run again" in result.stderr
     with pytest.raises(ProcessLookupError):
         for _ in range(100):  # the orphaned command was stopped by the recovery
             os.kill(sleeper, 0)
             time.sleep(0.05)
     assert (repo / "new.txt").read_text() == "new\n"
     assert (repo / "README.md").read_text() == "# my uncommitted edit\n"
-    assert report_of(repo, env, session)["action_logs"][1]["details"]["stdout"] == "second run\n"
+    logs = report_of(repo, env, session)["action_logs"]
+    assert logs[0]["status"] == "SUCCESS"
+    assert logs[1]["status"] == "FAILURE" and logs[1]["summary"].startswith("interrupted")
+    assert logs[1]["details"] == {}  # no output: it did not run again
 
 
 def test_git_dir_in_the_environment_never_reaches_the_worktree(

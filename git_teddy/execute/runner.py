@@ -2,6 +2,7 @@
 the result, write the report commit, and bring the result into the user's working tree."""
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +14,6 @@ from git_teddy.artifacts.report import (
     ActionLog,
     ExecutionReport,
     MemoReport,
-    RunStatus,
     RunSummary,
     render_report,
 )
@@ -21,11 +21,13 @@ from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import describe, format_memos
+from git_teddy.execute.journal import INTERRUPTED, JournalFile, open_journal
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
 from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
+from git_teddy.session.claims import claim_session
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
 from git_teddy.session.turns import PendingTurn, pending_turn, record_report
 from git_teddy.session.workspace import Workspace
@@ -82,12 +84,22 @@ def _log(index: int, action: Action, status: str, **extra: object) -> ActionLog:
     )
 
 
-def _run_actions(plan: Plan, ui: UI, env: ActionEnv) -> tuple[list[ActionLog], RunStatus]:
-    logs: list[ActionLog] = []
-    status: RunStatus = "SUCCESS"
+def _run_actions(
+    plan: Plan, ui: UI, env: ActionEnv, journal: JournalFile, state: Callable[[], str]
+) -> None:
+    """Run the actions the journal does not list as done; each one journaled before it
+    starts and after it ends (with the worktree's `state`)."""
+    logs, status = list(journal.journal.actions), journal.journal.status
     total = len(plan.actions)
     approve_rest = False  # "all remaining" holds for the rest of this plan only
     for index, action in enumerate(plan.actions, start=1):
+        if index <= len(logs):
+            continue  # done by an interrupted run: never run twice
+        if journal.journal.running == index:
+            status = "FAILURE"  # it may have run, wholly or in part: never run twice
+            logs.append(_log(index, action, "FAILURE", summary=INTERRUPTED))
+            journal.update(actions=logs, status=status, running=None)
+            continue
         if status != "SUCCESS":
             logs.append(_log(index, action, "SKIPPED"))
             continue
@@ -104,6 +116,7 @@ def _run_actions(plan: Plan, ui: UI, env: ActionEnv) -> tuple[list[ActionLog], R
                 _log(index, action, "REJECTED", approval="rejected", reason=decision.reason)
             )
             continue
+        journal.update(actions=logs, running=index)
         outcome = run_action(action, env)
         ui.show(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
         logs.append(
@@ -118,7 +131,9 @@ def _run_actions(plan: Plan, ui: UI, env: ActionEnv) -> tuple[list[ActionLog], R
         )
         if not outcome.ok:
             status = "FAILURE"  # the first failure stops the plan
-    return logs, status
+        journal.update(actions=logs, status=status, running=None, tree=state())
+        reached(f"execute.action.{index}")
+    journal.update(actions=logs, status=status)  # rejected, skipped, the user quit
 
 
 def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str, object]]]:
@@ -229,9 +244,31 @@ def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> No
 
 
 def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
-    """Run the session's pending plan, asking `ui` to approve memos, actions and applying."""
+    """Run the session's pending plan, asking `ui` to approve memos, actions and applying.
+    The session is claimed first (one execute at a time), and each step is journaled: a
+    run killed midway is resumed here, never repeated."""
     store = ws.store
-    turn = find_pending(store, session)
+    with claim_session(store, session, "execute") as claim:
+        turn = find_pending(store, session)
+        claim.working_on(turn.turn)
+        reached("execute.claimed")
+        return _execute_claimed(ws, ui, turn)
+
+
+def _open_journal(ws: Workspace, turn: PendingTurn, ui: UI) -> JournalFile:
+    store, layout = ws.store, ws.repo.layout
+    path = layout.execute_journal(turn.session, turn.turn)
+    plan_commit = store.branches(turn.session)[turn.branch]
+    journal = open_journal(path, layout.shared, plan_commit, store.now().isoformat())
+    if journal.resumed:
+        ui.progress(f"note: resuming turn {turn.turn}, whose execute was interrupted:")
+        for line in journal.recovered():
+            ui.progress(f"  {line}")
+    return journal
+
+
+def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResult:
+    store, session = ws.store, turn.session
     try:
         plan = parse_plan(turn.plan_text)
     except PlanError as error:
@@ -241,45 +278,32 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
     _refuse_submodule_writes(ws, turn, plan)
     ws.repo.check_signing()  # the result is applied before the report commit is signed
     ws.repo.check_ref_writable(store.branch_ref(session, turn.branch))  # the same for its lock
-    start = store.now().isoformat()
-    links = ws.settings.paths(WORKTREE_LINK)
-    with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
-        if worktree.recovered_stale:
-            ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
-        for note in worktree.recovery:
-            ui.show(f"note: {note}")
-        for note in worktree.notes:
-            ui.show(f"note: {note}")
-        notes = [*worktree.notes]
-        memo_report = _memo_step(ui, plan.memos, worktree.path)
-        env = ActionEnv(
-            root=worktree.path,
-            timeout=float(ws.settings.integer(EXECUTE_TIMEOUT)),
-            output_cap=ws.settings.integer(EXECUTE_OUTPUT_CAP),
-            search_url=ws.settings.text(SEARCH_URL) or None,
-            ui=ui,
-            on_child=worktree.record_child,
-            environ=worktree.command_environ(),  # the user's hooks run for none of it
-        )
-        logs, status = _run_actions(plan, ui, env)
-        lost = _lost_submodule_changes(worktree)
-        snapshot = _snapshot(store, worktree, turn.record.base_snapshot, turn.turn)
-    for note in lost:
-        ui.show(f"note: {note}")
+    journal = _open_journal(ws, turn, ui)
+    if journal.journal.snapshot is None:
+        _run_in_worktree(ws, ui, turn, plan, journal)
+    done = journal.journal
+    snapshot, status, notes = str(done.snapshot), done.status, done.notes
     store.keep_snapshot(session, snapshot)
-    applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
+    if done.applied is None:
+        applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
+        journal.update(user_state=user_state, applied=applied_note)
+    else:  # applied by the interrupted run
+        applied, user_state, applied_note = None, done.user_state, done.applied
     summary = RunSummary(
         status=status,
-        start_time=start,
+        start_time=done.start_time,
         end_time=store.now().isoformat(),
         base_snapshot=turn.record.base_snapshot,
         snapshot=snapshot,
         applied=applied_note,
-        notes=[*notes, *lost],
+        notes=notes,
     )
-    logs, redactions = _redact_logs(logs)
+    logs, redactions = _redact_logs(done.actions)
     report = ExecutionReport(
-        run_summary=summary, memos=memo_report, action_logs=logs, redactions=redactions
+        run_summary=summary,
+        memos=done.memos or MemoReport(),
+        action_logs=logs,
+        redactions=redactions,
     )
     record = turn.record.model_copy(
         update={
@@ -290,4 +314,43 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
     )
     reached("execute.applied")  # the fault suite's kill between applying and the report
     record_report(store, turn, render_report(report).encode(), record)
+    journal.remove()
+    reached("execute.reported")
     return ExecutionResult(turn, report, record, applied, user_state)
+
+
+def _run_in_worktree(
+    ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile
+) -> None:
+    """Memos and actions in a scratch worktree, then its state as the result snapshot; the
+    journal records each step (an interrupted run's worktree state is put back first)."""
+    links = ws.settings.paths(WORKTREE_LINK)
+    with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
+        if worktree.recovered_stale:
+            ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
+        for note in worktree.recovery:
+            ui.show(f"note: {note}")
+        for note in worktree.notes:
+            ui.show(f"note: {note}")
+        notes = [*worktree.notes]
+        if journal.journal.tree:
+            worktree.restore_state(journal.journal.tree)
+        if journal.journal.memos is None:
+            memo_report = _memo_step(ui, plan.memos, worktree.path)
+            journal.update(memos=memo_report, tree=worktree.state())
+        env = ActionEnv(
+            root=worktree.path,
+            timeout=float(ws.settings.integer(EXECUTE_TIMEOUT)),
+            output_cap=ws.settings.integer(EXECUTE_OUTPUT_CAP),
+            search_url=ws.settings.text(SEARCH_URL) or None,
+            ui=ui,
+            on_child=worktree.record_child,
+            environ=worktree.command_environ(),  # the user's hooks run for none of it
+        )
+        _run_actions(plan, ui, env, journal, worktree.state)
+        lost = _lost_submodule_changes(worktree)
+        snapshot = _snapshot(ws.store, worktree, turn.record.base_snapshot, turn.turn)
+    for note in lost:
+        ui.show(f"note: {note}")
+    journal.update(snapshot=snapshot, notes=[*notes, *lost])
+    reached("execute.snapshot")

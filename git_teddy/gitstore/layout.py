@@ -16,6 +16,9 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       sessions/<id>/fork       the turn the next plan forks a new branch from (`restore`)
       sessions/<id>/placing    a `restore`/`branch` under way: the saved state of the
                                user's files, told by the next command if it was killed
+      sessions/<id>/claim      held (flock) by the `plan` or `execute` working on the session
+      sessions/<id>/journal-<turn>.json  an `execute` in progress: what is done, so a run
+                               killed midway is resumed, never repeated (execute.journal)
       failed-plans/<id>/       unusable model replies, kept for the user to fix
       codify/                  unusable `codify --refine` replies
       manual/, replay/         the model providers' own state (git_teddy.llm.factory names
@@ -169,6 +172,12 @@ class Layout:
             if same_process(placing.pid, placing.started) is not True:
                 found.append(placing)
         return found
+
+    def session_claim(self, session: str) -> Path:
+        return self.sessions / session / "claim"
+
+    def execute_journal(self, session: str, turn: str) -> Path:
+        return self.sessions / session / f"journal-{turn}.json"
 
     def read_marker(self, session: str) -> str | None:
         """The session's branch marker as written, None when there is none."""

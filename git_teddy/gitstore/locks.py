@@ -7,10 +7,19 @@ git refuses a held lock after a short wait and leaves the decision to the user, 
 cannot tell a running writer from a killed one; git-teddy does the same for git's own locks
 (refs, objects). Its scratch worktree locks record the owner's start time, so for those a
 killed owner is told apart from a live one.
+
+A claim (`hold_claim`: a session being planned or executed) is a file held with flock, which
+the system lets go when its holder dies, however it dies: a killed run never blocks the
+next one, and no two processes can both believe they took over a stale claim. It records
+the holder's pid, start time and what it is doing, to name it to whoever finds it held.
 """
 
+import contextlib
+import fcntl
 import os
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.errors import TeddyError
@@ -92,3 +101,85 @@ def pid_exists(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a claim, as its file says: pid, start time (clock ticks), what it does."""
+
+    pid: int
+    started: int | None
+    doing: str
+
+    def render(self) -> str:
+        return f"pid={self.pid} started={self.started or ''}\n{self.doing}\n"
+
+    @classmethod
+    def parse(cls, text: str) -> "Holder | None":
+        first, _, doing = text.partition("\n")
+        fields = dict(word.partition("=")[::2] for word in first.split())
+        try:
+            started = fields.get("started")
+            return cls(int(fields["pid"]), int(started) if started else None, doing.strip())
+        except (KeyError, ValueError):
+            return None  # killed between making the file and writing it
+
+
+class ClaimHeld(TeddyError):
+    """Another running process holds the claim."""
+
+    def __init__(self, path: Path, holder: Holder | None) -> None:
+        who = f"process {holder.pid}" if holder else "another process"
+        super().__init__(f"{path} is held by {who}", "wait for it to finish")
+        self.path = path
+        self.holder = holder
+
+
+class Claim:
+    """A held claim: `say` updates what its file tells others this process is doing."""
+
+    def __init__(self, fd: int, left_by: Holder | None) -> None:
+        self.fd = fd
+        self.left_by = left_by  # the holder a killed run left named in the file, if any
+
+    def say(self, doing: str) -> None:
+        data = Holder(os.getpid(), start_time(os.getpid()), doing).render().encode()
+        os.ftruncate(self.fd, 0)
+        os.pwrite(self.fd, data, 0)
+
+
+def _open_locked(path: Path) -> int:
+    """The claim file at `path`, open and flocked by this process; ClaimHeld when another
+    process holds it. A file unlinked by its releasing holder meanwhile is opened again."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = Holder.parse(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+            os.close(fd)
+            raise ClaimHeld(path, holder) from None
+        with contextlib.suppress(FileNotFoundError):
+            if os.fstat(fd).st_ino == path.stat().st_ino:
+                return fd
+        os.close(fd)  # released and removed between our open and our flock: again
+
+
+@contextlib.contextmanager
+def hold_claim(
+    path: Path, doing: str, adjust: Callable[[Path], None] = lambda _: None
+) -> Iterator[Claim]:
+    """Hold the claim file `path` (its folder exists; `adjust` gives a new file its mode)
+    while the block runs; ClaimHeld when a running process holds it. Released, and the
+    file removed, when the block ends; the system releases it when this process dies, and
+    the file then still names the killed holder (`Claim.left_by`)."""
+    fd = _open_locked(path)
+    try:
+        adjust(path)
+        left = Holder.parse(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+        claim = Claim(fd, left)
+        claim.say(doing)
+        yield claim
+    finally:
+        path.unlink(missing_ok=True)  # while still held: the next opener makes a new file
+        os.close(fd)

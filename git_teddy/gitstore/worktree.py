@@ -93,6 +93,19 @@ class Worktree:
         add_all(self.path, config=_hookless(self.no_hooks), excluded=excluded, isolated=True)
         return self._git(["write-tree"]).strip()
 
+    def state(self) -> str:
+        """The worktree's files as a tree id (as `stage_all`), the index then put back as it
+        was: the plan's next commands see what they would have seen (a journal's record)."""
+        tree = self.stage_all()
+        self._git(["reset", "--quiet"])
+        return tree
+
+    def restore_state(self, tree: str) -> None:
+        """Put the files of `tree` (a `state`) in the worktree, unstaged; HEAD stays, so the
+        result is still committed on the base (resuming an interrupted run)."""
+        self._git(["read-tree", "--reset", "-u", tree])
+        self._git(["reset", "--quiet"])
+
     def changed_submodules(self) -> list[str]:
         """The submodules whose files the run changed: changes a snapshot cannot hold."""
         return submodules.changed(self.path, self.gitlinks, _hookless(self.no_hooks))

@@ -24,7 +24,8 @@ from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.window import resume_history
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.errors import TeddyError
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
+from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.llm import Provider, provider_from_settings
 from git_teddy.planning.agents import agent_prompt
@@ -52,6 +53,7 @@ from git_teddy.planning.pipelines import (
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.web import fetch_text
 from git_teddy.redact import summarize
+from git_teddy.session.claims import claim_session
 from git_teddy.session.store import redact_files
 from git_teddy.session.turns import (
     current_snapshot,
@@ -348,7 +350,9 @@ def plan_turn(
     reused, so the model sees the same context with the new message. `resume` adds the
     session's log up to its resume point, within `teddy.contextWindow`. A branch a restore
     chose to fork is made here, when there is a plan to put on it."""
-    with ws.store.branch_to_plan_on(session) as branch:
+    store = ws.store
+    with claim_session(store, session, "plan") as claim, store.branch_to_plan_on(session) as branch:
+        claim.working_on(store.next_turn(session, branch))
         return _plan_on(
             ws,
             session,
@@ -379,6 +383,7 @@ def _plan_on(
     resume: bool,
 ) -> PlannedTurn:
     store = ws.store
+    tip = store.branches(session)[branch]  # the plan goes right after it, or not at all
     ensure_no_pending(store, session, branch)
     ws.repo.check_signing()  # before the base snapshot's ref and the model's time
     ws.repo.check_ref_writable(store.branch_ref(session, branch))  # a killed run's lock
@@ -388,6 +393,7 @@ def _plan_on(
         context = parse_context(alternative_to.get(TURN_CONTEXT, b"").decode())
     else:
         base, context = snapshot_for_next_turn(store, session, branch), None
+    reached("plan.snapshot")
     inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
@@ -410,6 +416,7 @@ def _plan_on(
         plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui, refuse)
         asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
+    reached("plan.replied")
     if plan is not None and (problems := _refusals(ws, base)(plan)):  # a pipeline's plan
         plan, attempts[-1].problems = None, problems
     if plan is None:
@@ -436,8 +443,28 @@ def _plan_on(
         files[f"_context.{original.turn}.log"] = alternative_to[CONTEXT_LOG]  # to compare
     files, secrets = redact_files(files)  # before anything reaches the session
     extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
-    record = record_plan(store, session, branch, files, inputs.agent, base, extra)
+    try:
+        record = record_plan(store, session, branch, files, inputs.agent, base, extra, tip)
+    except ConcurrentUpdateError as moved:
+        raise _moved_meanwhile(ws, session, branch, attempts, moved) from None
+    reached("plan.recorded")
     return PlannedTurn(record, plan, len(attempts))
+
+
+def _moved_meanwhile(
+    ws: Workspace, session: str, branch: str, attempts: list[Attempt], moved: TeddyError
+) -> TeddyError:
+    """The branch moved while the model answered (someone wrote to the session by hand, or
+    a git-teddy without the session claim planned): the reply is kept, never lost."""
+    turn = ws.store.next_turn(session, branch)
+    kept = keep_failed(ws.repo.layout.failed_plans(session), turn, attempts, ws.repo.layout.shared)
+    last = kept / f"{len(attempts):02d}.md"
+    return TeddyError(
+        f"{moved.message}: the session branch {branch} moved while this plan was made, so it "
+        "was not recorded",
+        f"the model's reply is kept in {last}; look at the session (`git teddy log`), then "
+        f"record it with `git teddy plan -m MSG --from-file {last}`",
+    )
 
 
 def with_resume_history(

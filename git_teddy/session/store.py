@@ -358,12 +358,14 @@ class SessionStore:
         subject: str,
         trailers: dict[str, str],
         log_updates: Mapping[str, Any] | None = None,
+        since: str | None = None,
     ) -> str:
         """Write `files` (paths in the session folder) as a new commit on `branch`, with
         `session.md` regenerated from the turns (`log_updates` set its status fields). A
         branch known only from a remote gets its local branch here, at the fetched tip.
         Nothing reaches a session unredacted: secrets left in `files` become [REDACTED:kind]
-        (callers redact first, to report where) and the commit says how many."""
+        (callers redact first, to report where) and the commit says how many. With `since`,
+        ConcurrentUpdateError unless the branch is still at that commit."""
         files, findings = redact_files(files)
         ref = self.branch_ref(session, branch)
         local = self.repo.read_ref(ref)
@@ -372,6 +374,10 @@ class SessionStore:
             raise TeddyError(
                 f"session {session} has no branch {branch!r}",
                 f"see its branches with `git teddy show {session}`",
+            )
+        if since is not None and tip != since:
+            raise ConcurrentUpdateError(
+                f"another commit reached {ref} first", "run your command again"
             )
         tree = self.repo.write_tree(self.repo.read_commit(tip).tree, files)
         log_files, log_findings = redact_files(self.write_log(tree, log_updates or {}))

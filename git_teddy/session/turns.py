@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from git_teddy.artifacts.folder import PLAN, REPORT, TURN_RECORD
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.errors import TeddyError
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.session.store import SessionStore
 
 
@@ -81,9 +81,17 @@ def record_plan(
     agent: str,
     base: str,
     usage: dict[str, object] | None = None,
+    since: str | None = None,
 ) -> TurnRecord:
     """Commit a new turn's plan on `branch`: `files` go in the turn folder (with turn.yaml).
-    `usage` may give `model`, `tokens_in`, `tokens_out` and `cost`."""
+    `usage` may give `model`, `tokens_in`, `tokens_out` and `cost`. `since` is the branch
+    tip the turn was planned from: if the branch has moved since, ConcurrentUpdateError
+    (the turn's number, parent and history would be another turn's)."""
+    if since is not None and store.branches(session).get(branch) != since:
+        raise ConcurrentUpdateError(
+            f"another commit reached the branch {branch} of {session} first",
+            "run your command again",
+        )
     ensure_no_pending(store, session, branch)
     tip = store.last_turn_trailers(session, branch)
     turn = store.next_turn(session, branch)
@@ -103,7 +111,7 @@ def record_plan(
     turn_files = {f"{turn}/{name}": data for name, data in files.items()}
     turn_files[f"{turn}/{TURN_RECORD}"] = record.to_yaml()
     subject = f"teddy: {turn} plan"
-    store.commit_files(session, branch, turn_files, subject, record.trailers("plan"))
+    store.commit_files(session, branch, turn_files, subject, record.trailers("plan"), since=since)
     return record
 
 
