@@ -64,6 +64,24 @@ def run_action(action: Action, env: ActionEnv) -> Outcome:
         return _RUNNERS[type(action)](action, env)
     except PathRefused as refused:
         return Outcome(False, f"refused: {refused}", {"error": str(refused)})
+    except OSError as error:
+        # The file system said no (a name too long, a file where a folder must be, a
+        # folder where a file must be): the action failed, the turn is recorded as such.
+        message = _os_error(error, env.root)
+        return Outcome(False, message, {"error": message})
+
+
+def _os_error(error: OSError, root: Path) -> str:
+    """`error` in one line, its path from the worktree's root (the scratch folder is not
+    the user's business)."""
+    reason = error.strerror or str(error)
+    if error.filename is None:
+        return reason
+    path = Path(os.fsdecode(error.filename))
+    shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+    if isinstance(error, FileExistsError) and not path.is_dir():  # from mkdir
+        return f"{shown} is a file where a folder is needed"
+    return f"{reason}: {shown}"
 
 
 def _create(action: Create, env: ActionEnv) -> Outcome:

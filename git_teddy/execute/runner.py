@@ -2,11 +2,13 @@
 the result, write the report commit, and bring the result into the user's working tree."""
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
+from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan import PlanError, format_problems, parse_plan
 from git_teddy.artifacts.plan.models import Action, Memo, Plan
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
@@ -18,7 +20,7 @@ from git_teddy.artifacts.report import (
     render_report,
 )
 from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.errors import TeddyError
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import describe, format_memos
 from git_teddy.execute.journal import INTERRUPTED, JournalFile, open_journal
@@ -64,7 +66,12 @@ def _memo_step(ui: UI, memos: list[Memo], tree: Path) -> MemoReport:
     ui.show("Proposed memo changes:\n" + format_memos(memos))
     if not ui.approve_memos(memos):
         return MemoReport(proposed=proposed, decision="rejected")
-    path = tree / MEMOS_PATH
+    try:
+        path = confine(tree, MEMOS_PATH)  # a symlinked .teddy/ is not written through
+    except PathRefused as refused:
+        raise TeddyError(
+            f"memos not written: {refused}", "replace the symlink by a folder"
+        ) from None
     current = parse_memos(path.read_text(encoding="utf-8")) if path.is_file() else []
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_memos(apply_memo_changes(current, memos)), encoding="utf-8")
@@ -228,6 +235,20 @@ def _apply(
     return result, user_state, True
 
 
+def _runnable_plan(ws: Workspace, turn: PendingTurn, start: str) -> Plan:
+    """The turn's plan, checked before anything runs. One that is not valid (a path into
+    `.git` or too long, recorded by an older git-teddy or by hand) never will be: the turn
+    is recorded as failed so the session moves on."""
+    try:
+        plan = parse_plan(turn.plan_text)
+    except PlanError as error:
+        raise record_failed_execution(
+            ws, turn, start, f"its plan is not valid: {error.message}"
+        ) from None
+    _refuse_submodule_writes(ws, turn, plan)
+    return plan
+
+
 def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> None:
     """Before anything runs: a CREATE or EDIT inside a submodule would be lost (planning
     refuses such plans; this one was recorded otherwise, by an older git-teddy say)."""
@@ -241,6 +262,53 @@ def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> No
             f"plan it again without those writes: `git teddy branch {turn.turn} -m MESSAGE`; "
             "to change a submodule, run git teddy in its own repository",
         )
+
+
+def record_failed_execution(
+    ws: Workspace, turn: PendingTurn, start: str, reason: str
+) -> TeddyError:
+    """Record `turn` as failed with `reason`, no result applied, so the session moves on
+    (a run that could not finish would fail the same way forever, and `plan` would wait
+    for it); the error to stop the command with is returned."""
+    reason, _ = redact(reason)
+    summary = RunSummary(
+        status="FAILURE",
+        start_time=start,
+        end_time=ws.store.now().isoformat(),
+        base_snapshot=turn.record.base_snapshot,
+        snapshot=turn.record.base_snapshot,
+        applied="not applied: the execution failed",
+        notes=[f"the execution failed: {reason}"],
+    )
+    report = ExecutionReport(run_summary=summary)
+    record = turn.record.model_copy(
+        update={
+            "status": "failure",
+            "snapshot": turn.record.base_snapshot,
+            "executed_at": summary.end_time,
+        }
+    )
+    record_report(ws.store, turn, render_report(report).encode(), record)
+    return TeddyError(
+        f"turn {turn.turn} failed: {reason}",
+        "it is recorded as failed (`git teddy show` has the report) and nothing was applied "
+        "to your working tree; plan the next turn with `git teddy plan -m MESSAGE`",
+    )
+
+
+@contextmanager
+def _recorded_if_failing(ws: Workspace, turn: PendingTurn, journal: JournalFile) -> Iterator[None]:
+    """Once actions may have run, an error no longer leaves the turn pending: rerunning
+    would repeat their side effects and fail the same way."""
+    try:
+        yield
+    except (ConcurrentUpdateError, BrokenPipeError):
+        raise  # another process recorded the turn; the reader went away
+    except (TeddyError, OSError) as error:
+        reason = error.message if isinstance(error, TeddyError) else str(error)
+        failed = record_failed_execution(ws, turn, journal.journal.start_time, reason)
+        journal.remove()
+        raise failed from None
 
 
 def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
@@ -269,26 +337,21 @@ def _open_journal(ws: Workspace, turn: PendingTurn, ui: UI) -> JournalFile:
 
 def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResult:
     store, session = ws.store, turn.session
-    try:
-        plan = parse_plan(turn.plan_text)
-    except PlanError as error:
-        raise TeddyError(
-            f"the plan of turn {turn.turn} is not valid: {error}", "plan the turn again"
-        ) from None
-    _refuse_submodule_writes(ws, turn, plan)
     ws.repo.check_signing()  # the result is applied before the report commit is signed
     ws.repo.check_ref_writable(store.branch_ref(session, turn.branch))  # the same for its lock
+    plan = _runnable_plan(ws, turn, store.now().isoformat())  # after the checks: it may record
     journal = _open_journal(ws, turn, ui)
     if journal.journal.snapshot is None:
         _run_in_worktree(ws, ui, turn, plan, journal)
     done = journal.journal
     snapshot, status, notes = str(done.snapshot), done.status, done.notes
-    store.keep_snapshot(session, snapshot)
-    if done.applied is None:
-        applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
-        journal.update(user_state=user_state, applied=applied_note)
-    else:  # applied by the interrupted run
-        applied, user_state, applied_note = None, done.user_state, done.applied
+    with _recorded_if_failing(ws, turn, journal):
+        store.keep_snapshot(session, snapshot)
+        if done.applied is None:
+            applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
+            journal.update(user_state=user_state, applied=applied_note)
+        else:  # applied by the interrupted run
+            applied, user_state, applied_note = None, done.user_state, done.applied
     summary = RunSummary(
         status=status,
         start_time=done.start_time,
@@ -325,7 +388,8 @@ def _run_in_worktree(
     """Memos and actions in a scratch worktree, then its state as the result snapshot; the
     journal records each step (an interrupted run's worktree state is put back first)."""
     links = ws.settings.paths(WORKTREE_LINK)
-    with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree:
+    recorded = _recorded_if_failing(ws, turn, journal)  # once the worktree is ready
+    with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree, recorded:
         if worktree.recovered_stale:
             ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
         for note in worktree.recovery:

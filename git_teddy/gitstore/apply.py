@@ -12,8 +12,9 @@ keeps the user's version; ApplyResult names both kinds.
 Gitlinks (submodules, and nested repositories a snapshot recorded as gitlinks) are treated
 as `git checkout` without --recurse-submodules treats them: their folders are never written,
 deleted or entered; the result says where they differ (GitlinkNote). A change that cannot
-be made without writing into one, or without losing files that are in no snapshot, is
-refused (CannotApply) after checking the whole change list and before writing anything.
+be made without writing into one, through a symlink, or without losing files that are in no
+snapshot, is refused (CannotApply) after checking the whole change list and before writing
+anything.
 """
 
 import os
@@ -259,6 +260,39 @@ def _refuse_gitlink_writes(changes: list[Change]) -> None:
                 )
 
 
+def _symlink_on_the_way(top: Path, rel: str) -> str | None:
+    """The first folder of `rel` that is a symlink in the working tree, if any: writing or
+    deleting through it would reach wherever it points, outside the repository maybe."""
+    for parent in reversed(PurePosixPath(rel).parents[:-1]):  # from the top down
+        spot = top / parent
+        if spot.is_symlink():
+            return parent.as_posix()
+        if not spot.is_dir():
+            return None  # nothing further down exists to be followed
+    return None
+
+
+def _refuse_symlinked_paths(top: Path, changes: list[Change]) -> None:
+    """No write or deletion goes through a symlink, as git's checkout never follows one
+    (its has_symlink_leading_path): a symlink the new state removes (and git would replace
+    by a folder) is the only one a written path may cross."""
+    removed = {c.path for c in changes if c.removes}
+    for change in changes:
+        if not (change.writes or change.removes):
+            continue
+        link = _symlink_on_the_way(top, change.path)
+        if link is None or (change.writes and link in removed):
+            continue
+        target = os.readlink(top / link)
+        verb = "writing" if change.writes else "deleting"
+        raise CannotApply(
+            f"{verb} {change.path} would go through your symlink {link} (to {target}); "
+            "git-teddy writes only inside the repository",
+            f"move the symlink {link} out of the way (or replace it by a folder) and run the "
+            "command again; nothing was changed",
+        )
+
+
 def _unsaved(top: Path, folder: Path, removed: set[str]) -> str | None:
     """A file under `folder` that is in no snapshot (ignored, or inside a nested
     repository) and would go if the folder were replaced by a file; None if none."""
@@ -333,6 +367,7 @@ def apply_to_worktree(
         target, conflicts, kept = outcome.tree, outcome.conflicts, outcome.kept_yours
     changes = _changes(repo, _tree(repo, user_state), target)
     _refuse_gitlink_writes(changes)
+    _refuse_symlinked_paths(repo.toplevel, changes)
     _refuse_overwrites(repo.toplevel, changes)
     for change in changes:
         if change.removes:  # a file replaced by a submodule goes too, as in git

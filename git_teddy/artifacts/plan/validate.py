@@ -7,6 +7,7 @@ verbatim (`format_problems`), so each one says what to write instead.
 import re
 from dataclasses import dataclass
 
+from git_teddy.artifacts.paths import NAME_MAX, is_dotgit
 from git_teddy.errors import TeddyError
 
 RATIONALE_PARTS = ("Synthesis", "Justification", "Expected Outcome", "State Dashboard")
@@ -71,12 +72,20 @@ def check_path(path: str, line: int, where: str) -> list[Problem]:
                 "only files inside the project can be used; name them from the project root",
             )
         ]
-    if any(part.casefold() == ".git" for part in parts):
+    if any(is_dotgit(part) for part in parts):  # `.GIT`, `.git.`, `GIT~1` are `.git` too
         return [
             Problem(
                 line,
                 f"{where}: `{path}` points into `.git`",
                 "plans must not touch git's own files; git-teddy records history itself",
+            )
+        ]
+    if any(len(part.encode("utf-8", "surrogateescape")) > NAME_MAX for part in parts):
+        return [
+            Problem(
+                line,
+                f"{where}: `{path}` has a file name longer than {NAME_MAX} bytes",
+                "no file system takes such a name; choose a shorter one",
             )
         ]
     return []
