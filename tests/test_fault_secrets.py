@@ -1,0 +1,153 @@
+"""Fault suite, secrets (issue 14, items 17-19): secrets written in prose are redacted, the
+model is sent what `_context.log` shows (redacted unless `teddy.redactRequests` is off), and
+a plan's CREATE runs what the model wrote while its commit holds the redacted plan.
+
+Secret-looking values are built at run time (testing/fake_secrets.py): the repository holds
+none, and secret scanners see no token in this file.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from git_teddy.redact import find_secrets, redact
+from testing.commands import Teddy, git
+from testing.fake_secrets import ALNUM, fake
+from testing.plans import plan_text
+from testing.sessions import queue
+
+BASE64 = ALNUM + "+/"
+# The shape of an AWS secret access key: 40 base64 characters, both cases and digits.
+AWS_SECRET = fake(40, BASE64, seed=17)
+PASSWORD = "S3cr3t" + "Passw0rd"  # the issue's example, split so no scanner reads it whole
+PASSWORDS = [PASSWORD, fake(12, ALNUM + "!#%", seed=18), fake(9, ALNUM, seed=19)]
+
+
+def fsck(repo: Path, env: dict[str, str]) -> None:
+    git(repo, env, "fsck", "--strict", "--no-dangling")
+
+
+# ---- item 17: secrets in prose, pure ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "password {v}",
+        "my password is {v}.",
+        "The password is {v}",
+        "password: {v}",
+        "Password = {v}",
+        "pwd={v}",
+        "passwd {v}",
+        "the secret is {v}, keep it",
+        "api key: {v}",
+        "my token was {v}",
+        'login with password "{v}"',
+    ],
+)
+@pytest.mark.parametrize("value", PASSWORDS)
+def test_keyword_introduced_secrets_in_prose(line: str, value: str) -> None:
+    text = line.format(v=value)
+    redacted, findings = redact(text)
+    assert value not in redacted
+    assert redacted == line.format(v="[REDACTED:secret-assignment]")
+    assert [f.kind for f in findings] == ["secret-assignment"]
+    assert redact(redacted) == (redacted, [])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "aws secret {k}",
+        "the AWS secret access key is {k}",
+        "use {k} as the aws key",
+        "AWS:\n  access: [REDACTED:aws-access-key]\n  secret: {k}\n",
+        "export AWS_SECRET_ACCESS_KEY={k}",
+        "my secret for s3 is {k}",
+    ],
+)
+def test_bare_aws_secret_key_near_aws_or_secret(line: str) -> None:
+    text = line.format(k=AWS_SECRET)
+    redacted, findings = redact(text)
+    assert redacted == line.format(k="[REDACTED:aws-secret-key]")
+    assert [f.kind for f in findings] == ["aws-secret-key"]
+    # The key of AWS's documentation, as the fault run used it, is caught too.
+    example = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+    assert example not in redact(line.format(k=example))[0]
+
+
+PROSE_NON_SECRETS = [
+    "the password field is required",
+    "password reset flow",
+    "Fix the password reset flow for users with 2FA enabled.",
+    'password = request.form["password"]',
+    "password = get_password(user2024)",
+    "token = token_v2",
+    "api_key = settings.API_KEY_V2",
+    "secret = os.environ['SECRET_2']",
+    "the token limit is 128000",
+    "the secret sauce",
+    "my password is hunter2",  # too short to tell from a word
+    "pwd = os.getcwd()",
+    "password: ${DB_PASSWORD_2}",
+    "password: <your-password-123>",
+    "password is changeme2024",
+    "the token is [REDACTED:github-token]",
+    "token: https://example.com/t0ken/abc123",
+    # 40 characters without the word near, or of the wrong kind
+    "cache key " + fake(40, BASE64, seed=20),
+    "aws commit da39a3ee5e6b4b0d3255bfef95601890afd80709",
+    "secret path src/main/java/com/Example/Secret/Handler1",
+    "aws " + fake(41, BASE64, seed=21) + " is longer than a key",
+    "aws AbstractSingletonProxyFactoryBean2Helper",
+]
+
+
+@pytest.mark.parametrize("text", PROSE_NON_SECRETS)
+def test_ordinary_prose_and_code_stay(text: str) -> None:
+    assert redact(text) == (text, []), redact(text)
+
+
+MB = 1 << 20
+ADVERSARIAL = {
+    "aws words": "aws " * (MB // 4),
+    "secret words": "secret" * (MB // 6),
+    "password and a space": "password x" * (MB // 10),
+    "password is": "password is " * (MB // 12),
+    "aws and base64": ("aws " + "QUFB" * 10 + " ") * (MB // 46),
+    "secret in base64 runs": ("secret" + "QUFB" * 9) * (MB // 42),
+    "pwd chains": "pwd=" * (MB // 4),
+}
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_prose_rules_stay_linear(name: str) -> None:
+    text = ADVERSARIAL[name]
+    redacted, findings = redact(text)
+    assert redact(redacted)[0] == redacted
+    assert find_secrets(text) == findings
+
+
+# ---- item 17: through a turn ------------------------------------------------------------------
+
+
+def test_prose_secrets_in_a_message_reach_no_commit(
+    repo: Path, teddy: Teddy, env: dict[str, str], replies: Path
+) -> None:
+    queue(replies, plan_text("### `CHAT_WITH_USER`\nNoted.\n"))
+    session = teddy.ok(repo, "new", "prose").stdout.strip()
+    message = (
+        f"my password is {PASSWORD}; the aws secret access key is {AWS_SECRET}; pwd=Xy7{PASSWORD}"
+    )
+    teddy.ok(repo, "plan", "-m", message)
+
+    branch = f"teddy/{session}/main"
+    for name in ("01/user_prompt.txt", "01/_context.log", "session.md"):
+        text = git(repo, env, "show", f"{branch}:{name}")
+        assert PASSWORD not in text and AWS_SECRET not in text, name
+        assert "[REDACTED:aws-secret-key]" in text and "[REDACTED:secret-assignment]" in text
+    history = git(repo, env, "log", "-p", "--format=%B", "--all")
+    assert PASSWORD not in history and AWS_SECRET not in history
+    fsck(repo, env)
