@@ -13,6 +13,7 @@ import pytest
 from git_teddy.redact import find_secrets, redact
 from testing.commands import Teddy, git
 from testing.fake_secrets import ALNUM, fake
+from testing.llm_servers import OpenAIServer, model_reply
 from testing.plans import plan_text
 from testing.sessions import queue
 
@@ -150,4 +151,79 @@ def test_prose_secrets_in_a_message_reach_no_commit(
         assert "[REDACTED:aws-secret-key]" in text and "[REDACTED:secret-assignment]" in text
     history = git(repo, env, "log", "-p", "--format=%B", "--all")
     assert PASSWORD not in history and AWS_SECRET not in history
+    fsck(repo, env)
+
+
+# ---- item 18: the model is sent what _context.log shows ---------------------------------------
+
+OPENAI_KEY = "sk" + "-proj-" + fake(48, seed=22)
+
+
+def _secrets_in_context(repo: Path) -> None:
+    """A context file holding a key and a password, named by the project's global context."""
+    (repo / ".teddy").mkdir()
+    (repo / ".teddy" / "global.context").write_text("settings.env\n")
+    (repo / "settings.env").write_text(f"OPENAI_API_KEY={OPENAI_KEY}\ndb password {PASSWORD}\n")
+
+
+def _plan_with_the_server(
+    repo: Path, teddy: Teddy, env: dict[str, str], server: OpenAIServer
+) -> tuple[str, str]:
+    """Plans one turn against the local API server: the session and its committed log."""
+    env.update(server.env())
+    server.push(model_reply(plan_text("### `CHAT_WITH_USER`\nNoted.\n")))
+    session = teddy.ok(repo, "new", "request").stdout.strip()
+    teddy.ok(repo, "plan", "-m", f"the aws secret is {AWS_SECRET}")
+    return session, git(repo, env, "show", f"teddy/{session}/main:01/_context.log")
+
+
+def test_the_model_receives_no_secret_and_the_log_is_the_request(
+    repo: Path, teddy: Teddy, env: dict[str, str], openai_server: OpenAIServer
+) -> None:
+    _secrets_in_context(repo)
+    _, log = _plan_with_the_server(repo, teddy, env, openai_server)
+
+    (request,) = openai_server.requests
+    for secret in (OPENAI_KEY, PASSWORD, AWS_SECRET):
+        assert secret.encode() not in request.body
+    messages = request.json["messages"]
+    assert [m["role"] for m in messages] == ["system", "user"]
+    for message in messages:
+        assert message["content"] in log  # what was sent, byte for byte
+    for kind in ("openai-key", "secret-assignment", "aws-secret-key"):
+        assert f"[REDACTED:{kind}]" in messages[1]["content"]
+    assert "Sent unredacted" not in log
+    assert (repo / "settings.env").read_text().count(OPENAI_KEY) == 1  # the user's file stays
+    fsck(repo, env)
+
+
+def test_opting_out_sends_the_secrets_and_the_log_says_so(
+    repo: Path, teddy: Teddy, env: dict[str, str], openai_server: OpenAIServer
+) -> None:
+    _secrets_in_context(repo)
+    git(repo, env, "config", "teddy.redactRequests", "false")
+    session, log = _plan_with_the_server(repo, teddy, env, openai_server)
+
+    (request,) = openai_server.requests
+    for secret in (OPENAI_KEY, PASSWORD, AWS_SECRET):
+        assert secret.encode() in request.body
+    assert "Sent unredacted (teddy.redactRequests is false)" in log
+    history = git(repo, env, "log", "-p", "--format=%B", f"--branches=teddy/{session}/*")
+    for secret in (OPENAI_KEY, PASSWORD, AWS_SECRET):
+        assert secret not in history  # the commit is redacted all the same
+    fsck(repo, env)
+
+
+def test_a_bad_redact_requests_value_is_refused_before_the_model(
+    repo: Path, teddy: Teddy, env: dict[str, str], openai_server: OpenAIServer
+) -> None:
+    env.update(openai_server.env())
+    teddy.ok(repo, "new", "bad-setting")
+    git(repo, env, "config", "teddy.redactRequests", "maybe")
+    before = git(repo, env, "for-each-ref")
+    result = teddy.exits(1, repo, "plan", "-m", "hello")
+    assert "error:" in result.stderr and "hint:" in result.stderr
+    assert "teddy.redactRequests" in result.stderr and "Traceback" not in result.stderr
+    assert openai_server.requests == []
+    assert git(repo, env, "for-each-ref") == before  # nothing written
     fsck(repo, env)

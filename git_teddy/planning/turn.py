@@ -43,6 +43,7 @@ from git_teddy.planning.context import (
 )
 from git_teddy.planning.handoff import Handoff, next_handoff, prompt_with_handoff
 from git_teddy.planning.pipelines import (
+    PipelineStep,
     load_pipeline,
     pipeline_files,
     providers_from_settings,
@@ -51,7 +52,7 @@ from git_teddy.planning.pipelines import (
 )
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.web import fetch_text
-from git_teddy.redact import summarize
+from git_teddy.redact import redact, summarize
 from git_teddy.session.store import redact_files
 from git_teddy.session.turns import (
     current_snapshot,
@@ -66,6 +67,7 @@ from git_teddy.settings import (
     FETCH_TIMEOUT,
     MAX_RESOURCE_BYTES,
     MAX_RETRIES,
+    REDACT_REQUESTS,
     TOKENIZER,
 )
 from git_teddy.ui import UI
@@ -276,6 +278,12 @@ class Asked:
     files: dict[str, bytes]  # extra files for the turn folder (a pipeline's steps)
 
 
+def _as_sent(text: str, redacting: bool) -> str:
+    """What the model is sent of `text`: redacted unless teddy.redactRequests is false, so
+    that `_context.log`, which the commit redacts, is exactly the request."""
+    return redact(text)[0] if redacting else text
+
+
 def _ask_pipeline(
     ws: Workspace,
     base: str,
@@ -284,6 +292,7 @@ def _ask_pipeline(
     payload: str,
     retries: int,
     ui: UI,
+    redacting: bool,
 ) -> Asked:
     """Spec 001: each step gets the context and the previous step's output; the last plans.
     `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
@@ -292,11 +301,12 @@ def _ask_pipeline(
     def read(path: str) -> bytes | None:
         return ws.repo.read_file(tree, path)
 
+    def system_for(step: PipelineStep) -> str:
+        return _as_sent(step_system(step, read), redacting)
+
     pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
     providers = providers_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
-    run = run_pipeline(
-        pipeline, message, payload, lambda step: step_system(step, read), providers, ui, retries
-    )
+    run = run_pipeline(pipeline, message, payload, system_for, providers, ui, retries)
     last = run.last
     return Asked(run.plan, run.attempts, last.system, last.user, run.usage(), pipeline_files(run))
 
@@ -350,6 +360,7 @@ def plan_turn(
     store = ws.store
     branch = store.current_branch(session)
     ensure_no_pending(store, session, branch)
+    redacting = ws.settings.flag(REDACT_REQUESTS)  # a bad value is refused before any write
     ws.repo.check_signing()  # before the base snapshot's ref and the model's time
     ws.repo.check_ref_writable(store.branch_ref(session, branch))  # a killed run's lock
     original = TurnRecord.from_yaml(alternative_to[TURN_RECORD]) if alternative_to else None
@@ -361,7 +372,8 @@ def plan_turn(
     inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
-    payload = inputs.payload(message)
+    payload = _as_sent(inputs.payload(message), redacting)
+    system = _as_sent(inputs.system_prompt, redacting)
     retries = ws.settings.integer(MAX_RETRIES)
     if pipeline is not None:
         if reply_file_text is not None:
@@ -369,7 +381,7 @@ def plan_turn(
                 "--pipeline needs models to call; --from-file gives the reply",
                 "use one of --pipeline and --from-file",
             )
-        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, ui)
+        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, ui, redacting)
     else:
         provider: Provider = (
             FileReply(reply_file_text)
@@ -377,8 +389,8 @@ def plan_turn(
             else provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
         )
         refuse = _refusals(ws, base)
-        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui, refuse)
-        asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
+        plan, attempts = ask_for_plan(provider, system, payload, retries, ui, refuse)
+        asked = Asked(plan, attempts, system, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
     if plan is not None and (problems := _refusals(ws, base)(plan)):  # a pipeline's plan
         plan, attempts[-1].problems = None, problems
@@ -397,7 +409,7 @@ def plan_turn(
         USER_PROMPT: (message.rstrip("\n") + "\n").encode(),
         SYSTEM_PROMPT: asked.system.encode(),
         TURN_CONTEXT: render_context(inputs.turn_context).encode(),
-        CONTEXT_LOG: render_context_log(asked.system, asked.payload).encode(),
+        CONTEXT_LOG: render_context_log(asked.system, asked.payload, not redacting).encode(),
         PLAN: sanitize(attempts[-1].completion.text).encode(),
         **{f"{ATTEMPTS_DIR}/{name}": data for name, data in retried.items()},
         **asked.files,
