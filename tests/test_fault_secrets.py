@@ -14,7 +14,7 @@ from git_teddy.redact import find_secrets, redact
 from testing.commands import Teddy, git
 from testing.fake_secrets import ALNUM, fake
 from testing.llm_servers import OpenAIServer, model_reply
-from testing.plans import plan_text
+from testing.plans import create, plan_text
 from testing.sessions import queue
 
 BASE64 = ALNUM + "+/"
@@ -227,3 +227,76 @@ def test_a_bad_redact_requests_value_is_refused_before_the_model(
     assert openai_server.requests == []
     assert git(repo, env, "for-each-ref") == before  # nothing written
     fsck(repo, env)
+
+
+# ---- item 19: a CREATE runs what the model wrote; the commit holds it redacted ---------------
+
+GITHUB = "gh" + "p_" + fake(36, seed=23)
+
+
+def _plan_a_secret_file(repo: Path, teddy: Teddy, replies: Path) -> tuple[str, Path]:
+    """A turn whose plan CREATEs `deploy.env` holding a token and a password: the session and
+    where the plan is kept as the model wrote it."""
+    content = f"GITHUB_TOKEN={GITHUB}\n# the password is {PASSWORD}\n"
+    queue(replies, plan_text(create("deploy.env", content)))
+    session = teddy.ok(repo, "new", "create-secret").stdout.strip()
+    teddy.ok(repo, "plan", "-m", "write the deploy settings")
+    return session, repo / ".git" / "teddy" / "sessions" / session / "plans" / "01.md"
+
+
+def test_create_writes_what_the_model_wrote_and_commits_it_redacted(
+    repo: Path, teddy: Teddy, env: dict[str, str], replies: Path
+) -> None:
+    session, kept = _plan_a_secret_file(repo, teddy, replies)
+    committed = git(repo, env, "show", f"teddy/{session}/main:01/plan.md")
+    assert GITHUB not in committed and PASSWORD not in committed
+    assert "[REDACTED:github-token]" in committed
+    assert GITHUB in kept.read_text()  # local derived state only
+
+    result = teddy.ok(repo, "execute", "-y")
+    assert "redacted values" not in result.stdout + result.stderr
+    written = (repo / "deploy.env").read_text()
+    assert written == f"GITHUB_TOKEN={GITHUB}\n# the password is {PASSWORD}\n"
+    assert not kept.exists()  # the turn has run: its secrets leave the derived state
+    history = git(repo, env, "log", "-p", "--format=%B", f"--branches=teddy/{session}/*")
+    assert GITHUB not in history and PASSWORD not in history
+    fsck(repo, env)
+
+
+@pytest.mark.parametrize("copy", ["gone", "stale"])
+def test_without_the_original_the_committed_plan_runs_and_says_so(
+    repo: Path, teddy: Teddy, env: dict[str, str], replies: Path, copy: str
+) -> None:
+    # A session fetched from a teammate has no local copy; one that is not the committed
+    # plan's original (edited, or left from another plan) is not used either.
+    _, kept = _plan_a_secret_file(repo, teddy, replies)
+    if copy == "gone":
+        kept.unlink()
+    else:
+        kept.write_text(kept.read_text().replace("deploy.env", "other.env"))
+    result = teddy.ok(repo, "execute", "-y")
+    assert "contains redacted values" in result.stdout + result.stderr
+    assert (repo / "deploy.env").read_text().startswith("GITHUB_TOKEN=[REDACTED:github-token]\n")
+    fsck(repo, env)
+
+
+def test_deleting_the_session_removes_the_kept_plan(
+    repo: Path, teddy: Teddy, env: dict[str, str], replies: Path
+) -> None:
+    session, kept = _plan_a_secret_file(repo, teddy, replies)
+    assert kept.exists()
+    teddy.ok(repo, "delete", "--force", session)
+    assert not kept.exists()
+    assert not (repo / "deploy.env").exists()  # never executed: nothing written
+    fsck(repo, env)
+
+
+def test_a_plan_without_secrets_keeps_no_copy(
+    repo: Path, teddy: Teddy, env: dict[str, str], replies: Path
+) -> None:
+    queue(replies, plan_text(create("notes.txt", "nothing secret here\n")))
+    session = teddy.ok(repo, "new", "plain").stdout.strip()
+    teddy.ok(repo, "plan", "-m", "write notes")
+    assert not (repo / ".git" / "teddy" / "sessions" / session / "plans").exists()
+    teddy.ok(repo, "execute", "-y")
+    assert (repo / "notes.txt").read_text() == "nothing secret here\n"

@@ -27,7 +27,13 @@ from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
-from git_teddy.session.turns import PendingTurn, pending_turn, record_report
+from git_teddy.session.turns import (
+    PendingTurn,
+    forget_original_plan,
+    pending_turn,
+    plan_to_run,
+    record_report,
+)
 from git_teddy.session.workspace import Workspace
 from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
 from git_teddy.ui import UI, Decision
@@ -228,8 +234,14 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
     """Run the session's pending plan, asking `ui` to approve memos, actions and applying."""
     store = ws.store
     turn = find_pending(store, session)
+    plan_text, redacted = plan_to_run(store, turn)
+    if redacted:
+        ui.show(
+            f"note: the plan of turn {turn.turn} contains redacted values ([REDACTED:...]); "
+            "the model's original is not kept in this repository, so they are used as written"
+        )
     try:
-        plan = parse_plan(turn.plan_text)
+        plan = parse_plan(plan_text)
     except PlanError as error:
         raise TeddyError(
             f"the plan of turn {turn.turn} is not valid: {error}", "plan the turn again"
@@ -286,4 +298,5 @@ def execute_turn(ws: Workspace, session: str, ui: UI) -> ExecutionResult:
     )
     reached("execute.applied")  # the fault suite's kill between applying and the report
     record_report(store, turn, render_report(report).encode(), record)
+    forget_original_plan(store, session, turn.turn)
     return ExecutionResult(turn, report, record, applied, user_state)

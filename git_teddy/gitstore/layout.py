@@ -14,6 +14,9 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
                                worktrees run none of the user's hooks (it need not exist)
       sessions/<id>/branch     the conversation branch the session continues on
       sessions/<id>/placed     snapshots `restore` put in the working tree
+      sessions/<id>/plans/<turn>.md
+                               a pending plan as the model wrote it, when its commit holds
+                               it redacted: what execute runs; removed once it has run
       failed-plans/<id>/       unusable model replies, kept for the user to fix
       codify/                  unusable `codify --refine` replies
       manual/, replay/         the model providers' own state (git_teddy.llm.factory names
@@ -94,6 +97,10 @@ class Layout:
 
     def placed_log(self, session: str) -> Path:
         return self.sessions / session / "placed"
+
+    def original_plan(self, session: str, turn: str) -> Path:
+        """The unredacted plan of a pending turn (turn names are unique in a session)."""
+        return self.sessions / session / "plans" / f"{turn}.md"
 
     def read_marker(self, session: str) -> str | None:
         """The session's branch marker as written, None when there is none."""

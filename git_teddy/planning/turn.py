@@ -57,6 +57,8 @@ from git_teddy.session.store import redact_files
 from git_teddy.session.turns import (
     current_snapshot,
     ensure_no_pending,
+    forget_original_plan,
+    keep_original_plan,
     previous_record,
     record_plan,
     snapshot_for_next_turn,
@@ -416,9 +418,14 @@ def plan_turn(
     }
     if original and alternative_to and CONTEXT_LOG in alternative_to:
         files[f"_context.{original.turn}.log"] = alternative_to[CONTEXT_LOG]  # to compare
+    original_plan = files[PLAN]
     files, secrets = redact_files(files)  # before anything reaches the session
     extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     record = record_plan(store, session, branch, files, inputs.agent, base, extra)
+    if files[PLAN] != original_plan:  # execute runs what the model wrote
+        keep_original_plan(store, record, original_plan)
+    else:
+        forget_original_plan(store, session, record.turn)  # a stale copy must not run
     return PlannedTurn(record, plan, len(attempts))
 
 
