@@ -9,6 +9,7 @@ none, and secret scanners see no token in this file.
 from pathlib import Path
 
 import pytest
+import yaml
 
 from git_teddy.redact import find_secrets, redact
 from testing.commands import Teddy, git
@@ -181,7 +182,7 @@ def test_the_model_receives_no_secret_and_the_log_is_the_request(
     repo: Path, teddy: Teddy, env: dict[str, str], openai_server: OpenAIServer
 ) -> None:
     _secrets_in_context(repo)
-    _, log = _plan_with_the_server(repo, teddy, env, openai_server)
+    session, log = _plan_with_the_server(repo, teddy, env, openai_server)
 
     (request,) = openai_server.requests
     for secret in (OPENAI_KEY, PASSWORD, AWS_SECRET):
@@ -193,6 +194,9 @@ def test_the_model_receives_no_secret_and_the_log_is_the_request(
     for kind in ("openai-key", "secret-assignment", "aws-secret-key"):
         assert f"[REDACTED:{kind}]" in messages[1]["content"]
     assert "Sent unredacted" not in log
+    record = yaml.safe_load(git(repo, env, "show", f"teddy/{session}/main:01/turn.yaml"))
+    where = {(row["file"], row["kind"]) for row in record["redactions"]}
+    assert {("_context.log", "openai-key"), ("_context.log", "aws-secret-key")} <= where
     assert (repo / "settings.env").read_text().count(OPENAI_KEY) == 1  # the user's file stays
     fsck(repo, env)
 

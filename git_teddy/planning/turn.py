@@ -52,7 +52,7 @@ from git_teddy.planning.pipelines import (
 )
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.web import fetch_text
-from git_teddy.redact import redact, summarize
+from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.store import redact_files
 from git_teddy.session.turns import (
     current_snapshot,
@@ -286,6 +286,14 @@ def _as_sent(text: str, redacting: bool) -> str:
     return redact(text)[0] if redacting else text
 
 
+def _request_findings(system: str, payload: str, sent_payload: str, asked: Asked) -> list[Finding]:
+    """What redacting the request took out, on the lines of `_context.log` as it would read
+    unredacted: turn.yaml says where secrets were, as for every file of the commit. The
+    sent user message starts with the payload (a pipeline's step adds to it)."""
+    user = asked.payload.replace(sent_payload.rstrip("\n"), payload.rstrip("\n"), 1)
+    return redact(render_context_log(system, user))[1]
+
+
 def _ask_pipeline(
     ws: Workspace,
     base: str,
@@ -374,7 +382,8 @@ def plan_turn(
     inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
-    payload = _as_sent(inputs.payload(message), redacting)
+    raw_payload = inputs.payload(message)
+    payload = _as_sent(raw_payload, redacting)
     system = _as_sent(inputs.system_prompt, redacting)
     retries = ws.settings.integer(MAX_RETRIES)
     if pipeline is not None:
@@ -420,6 +429,9 @@ def plan_turn(
         files[f"_context.{original.turn}.log"] = alternative_to[CONTEXT_LOG]  # to compare
     original_plan = files[PLAN]
     files, secrets = redact_files(files)  # before anything reaches the session
+    raw_system = asked.system if pipeline is not None else inputs.system_prompt
+    if redacting and (sent := _request_findings(raw_system, raw_payload, payload, asked)):
+        secrets[CONTEXT_LOG] = sent
     extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     record = record_plan(store, session, branch, files, inputs.agent, base, extra)
     if files[PLAN] != original_plan:  # execute runs what the model wrote
