@@ -11,7 +11,9 @@ each position is tried a bounded number of times:
 - a token must not start inside a run of token characters (a lookbehind), so a long run is
   entered once, not once per character;
 - patterns begin with a literal (`ghp_`, `://`), which sre finds with a fast search; key names
-  are found from their secret-ish word, and each key is looked at once;
+  are found from their secret-ish word, and each key is looked at once; in prose ("my
+  password is ..."), a value is looked at once, and a bare AWS secret key is looked for only
+  in merged windows around the words "aws" and "secret";
 - private key blocks (unbounded, multi-line) are found with plain searches, and a missing END
   marker is searched for once, never once per BEGIN.
 `benchmarks/bench_redact.py` measures throughput and how it grows with size.
