@@ -11,7 +11,9 @@ each position is tried a bounded number of times:
 - a token must not start inside a run of token characters (a lookbehind), so a long run is
   entered once, not once per character;
 - patterns begin with a literal (`ghp_`, `://`), which sre finds with a fast search; key names
-  are found from their secret-ish word, and each key is looked at once;
+  are found from their secret-ish word, and each key is looked at once; in prose ("my
+  password is ..."), a value is looked at once, and a bare AWS secret key is looked for only
+  in merged windows around the words "aws" and "secret";
 - private key blocks (unbounded, multi-line) are found with plain searches, and a missing END
   marker is searched for once, never once per BEGIN.
 `benchmarks/bench_redact.py` measures throughput and how it grows with size.
@@ -196,6 +198,7 @@ _RANK_FORMAT = 1
 _RANK_URL = 2
 _RANK_AWS_SECRET = 3
 _RANK_ASSIGNMENT = 4
+_RANK_PROSE = 5
 
 
 def _formats(text: str) -> Iterator[_Span]:
@@ -324,6 +327,124 @@ def _assignments(text: str) -> Iterator[_Span]:
             yield _Span(start, end, "secret-assignment", _RANK_ASSIGNMENT)
 
 
+# --- secrets in prose ------------------------------------------------------------------
+
+# "my password is <value>", "password <value>", "pwd=<value>": a secret-ish word on its own,
+# then `is`, `:`, `=` or only a space, then a value. Prose has no syntax to lean on, so the
+# value alone decides: it must mix character classes and look random, which words ("the
+# password field", "password reset flow") and code (`request.form[...]`) do not.
+_PROSE_KEY = re.compile(rb"(?:pass(?:word|wd|phrase)|pwd|secret|token|api[ _-]?key)(?![a-z0-9_])")
+_ALNUM_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
+_PROSE_VALUE = re.compile(
+    r"(?:[ \t]{0,8}+[:=][ \t]{0,8}+|[ \t]{1,8}+(?:[Ii][Ss]|[Ww]as)[ \t]{1,8}+|[ \t]{1,8}+)"
+    r"[\"'`]?(?P<value>[^\s\"'`<>()\[\]{},;]{1,256}+)"
+)
+MIN_PROSE_SECRET_LENGTH = 8  # passwords are shorter than keys
+_TRAILING_PUNCTUATION = ".!?:"
+
+
+def _prose_value(value: str) -> bool:
+    if len(value) < MIN_PROSE_SECRET_LENGTH or _is_placeholder(value):
+        return False
+    if "://" in value or value.startswith(("/", "./", "~/")):
+        return False
+    if _IDENTIFIER.fullmatch(value) and ("_" in value or "." in value):
+        return False  # `token = token_v2`, `key = settings.API_KEY2`: code
+    letter = any(c.isalpha() for c in value)
+    digit = any(c.isdigit() for c in value)
+    classes = (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        digit,
+        any(not c.isalnum() and c not in "_-./" for c in value),
+    )
+    mixed = (letter and digit) or sum(classes) >= 3
+    return mixed and shannon_entropy(value) >= _entropy_threshold(len(value))
+
+
+def _prose_secrets(text: str, lowered: bytes) -> Iterator[_Span]:
+    scanned = 0  # a word inside a value already looked at starts nothing: each value once
+    for hit in _PROSE_KEY.finditer(lowered):
+        inside = hit.start() < scanned or (hit.start() and lowered[hit.start() - 1] in _ALNUM_BYTES)
+        match = None if inside else _PROSE_VALUE.match(text, hit.end())
+        if match is None:
+            continue
+        scanned = match.end()
+        start, end = match.span("value")
+        while end > start and text[end - 1] in _TRAILING_PUNCTUATION:
+            end -= 1  # the full stop after "my password is ...", not the password's
+        code = end == match.end() and text[end : end + 1] in ("(", "[")
+        if not code and _prose_value(text[start:end]):
+            yield _Span(start, end, "secret-assignment", _RANK_PROSE)
+
+
+# A bare AWS secret access key (40 base64 characters) near "aws" or "secret": it has no
+# prefix of its own, so only what is written near it says what it is.
+_AWS_CONTEXT = re.compile(rb"aws|secret")  # a literal first: sre searches for it fast
+_BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_BASE64_40 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40}")
+AWS_CONTEXT_DISTANCE = 100  # characters between the word and the key, either side
+MIN_AWS_ENTROPY = 4.0  # random 40-character base64 has about 4.6 bits per character
+MAX_AWS_WORD_LENGTH = 4.25  # mean word length: 3.7 at most for random keys; paths have more
+
+
+def _near(lowered: bytes, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """Merged windows around each context word: each character is scanned once."""
+    low = high = -1
+    for hit in _AWS_CONTEXT.finditer(lowered, start, end):
+        a, b = max(0, hit.start() - AWS_CONTEXT_DISTANCE), hit.end() + AWS_CONTEXT_DISTANCE
+        if a <= high:
+            high = b
+            continue
+        if high >= 0:
+            yield low, high
+        low, high = a, b
+    if high >= 0:
+        yield low, high
+
+
+def _aws_key_value(value: str) -> bool:
+    classes = (
+        any(c.islower() for c in value),
+        any(c.isupper() for c in value),
+        any(c.isdigit() for c in value),
+        "+" in value or "/" in value,
+    )
+    words = _WORD.findall(value)
+    mean = sum(map(len, words)) / len(words) if words else 0.0
+    return (
+        sum(classes) >= 3  # a git id is hex: one case only
+        and shannon_entropy(value) >= MIN_AWS_ENTROPY
+        and mean <= MAX_AWS_WORD_LENGTH
+    )
+
+
+def _context_word_near(lowered: bytes, start: int, end: int) -> bool:
+    """The word outside the key itself, within the distance before or after it."""
+    before = _AWS_CONTEXT.search(lowered, max(0, start - AWS_CONTEXT_DISTANCE), start)
+    return before is not None or (
+        _AWS_CONTEXT.search(lowered, end, end + AWS_CONTEXT_DISTANCE) is not None
+    )
+
+
+def _bare_aws_secrets(text: str, lowered: bytes) -> Iterator[_Span]:
+    for low, high in _near(lowered, 0, len(lowered)):
+        for match in _BASE64_40.finditer(text, low, min(len(text), high + 41)):
+            start, end = match.span()
+            if start >= high:
+                break
+            if end < len(text) and text[end] in _BASE64_CHARS:
+                continue  # part of a longer run: not a 40-character key
+            if _aws_key_value(match.group()) and _context_word_near(lowered, start, end):
+                yield _Span(start, end, "aws-secret-key", _RANK_AWS_SECRET)
+
+
+def _prose(text: str) -> Iterator[_Span]:
+    lowered = text.encode("ascii", "replace").lower()  # one byte per character
+    yield from _prose_secrets(text, lowered)
+    yield from _bare_aws_secrets(text, lowered)
+
+
 # --- putting it together ---------------------------------------------------------------
 
 # Every kind a Finding can have, for reports and documentation.
@@ -340,6 +461,7 @@ _DETECTORS: tuple[Callable[[str], Iterator[_Span]], ...] = (
     _formats,
     _url_passwords,
     _assignments,
+    _prose,
 )
 
 

@@ -117,6 +117,32 @@ class Choice(Setting):
         return value
 
 
+_BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "1": True}
+_BOOLEAN_WORDS |= {"false": False, "no": False, "off": False, "0": False}
+
+
+class Flag(Setting):
+    """On or off, in git's words for a boolean: true, yes, on, 1 or false, no, off, 0."""
+
+    default: bool
+    kind = "boolean"
+    requirement = "true or false (yes/no, on/off, 1/0)"
+
+    def __init__(self, key: str, help: str, default: bool) -> None:
+        super().__init__(key, help, "false" if default else "true")
+        self.default = default
+
+    @property
+    def shown_default(self) -> str:
+        return "true" if self.default else "false"
+
+    def parse(self, raw: str) -> bool:
+        value = _BOOLEAN_WORDS.get(raw.strip().lower())
+        if value is None:
+            raise ValueError(raw)
+        return value
+
+
 _WHOLE = r"([+-]?[0-9]+)([kmgKMG]?)"  # patterns are compiled when first used
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
@@ -374,6 +400,12 @@ FETCH_TIMEOUT = Integer(
     maximum=86_400,
     unit="seconds",
 )
+REDACT_REQUESTS = Flag(
+    "teddy.redactRequests",
+    "Whether secrets are redacted from what the model is sent, as they are from every "
+    "commit; when false the model gets them as they are and _context.log says so.",
+    default=True,
+)
 APPLY = Choice(
     "teddy.apply",
     "Whether a turn's result is applied to your working tree: auto, ask (after execution) or "
@@ -448,6 +480,7 @@ REGISTRY: tuple[Setting, ...] = (
     CONTEXT_WINDOW,
     MAX_RESOURCE_BYTES,
     FETCH_TIMEOUT,
+    REDACT_REQUESTS,
     APPLY,
     SIGN,
     EXECUTE_TIMEOUT,
@@ -540,6 +573,10 @@ class Settings:
         return setting.default if raw is None else setting.parse(raw)
 
     def choice(self, setting: Choice) -> str:
+        raw = self.checked(setting)
+        return setting.default if raw is None else setting.parse(raw)
+
+    def flag(self, setting: Flag) -> bool:
         raw = self.checked(setting)
         return setting.default if raw is None else setting.parse(raw)
 

@@ -31,7 +31,13 @@ from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.claims import claim_session
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
-from git_teddy.session.turns import PendingTurn, pending_turn, record_report
+from git_teddy.session.turns import (
+    PendingTurn,
+    forget_original_plan,
+    pending_turn,
+    plan_to_run,
+    record_report,
+)
 from git_teddy.session.workspace import Workspace
 from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
 from git_teddy.ui import UI, Decision
@@ -235,12 +241,12 @@ def _apply(
     return result, user_state, True
 
 
-def _runnable_plan(ws: Workspace, turn: PendingTurn, start: str) -> Plan:
+def _runnable_plan(ws: Workspace, turn: PendingTurn, plan_text: str, start: str) -> Plan:
     """The turn's plan, checked before anything runs. One that is not valid (a path into
     `.git` or too long, recorded by an older git-teddy or by hand) never will be: the turn
     is recorded as failed so the session moves on."""
     try:
-        plan = parse_plan(turn.plan_text)
+        plan = parse_plan(plan_text)
     except PlanError as error:
         raise record_failed_execution(
             ws, turn, start, f"its plan is not valid: {error.message}"
@@ -289,6 +295,7 @@ def record_failed_execution(
         }
     )
     record_report(ws.store, turn, render_report(report).encode(), record)
+    forget_original_plan(ws.store, turn.session, turn.turn)
     return TeddyError(
         f"turn {turn.turn} failed: {reason}",
         "it is recorded as failed (`git teddy show` has the report) and nothing was applied "
@@ -339,7 +346,13 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
     store, session = ws.store, turn.session
     ws.repo.check_signing()  # the result is applied before the report commit is signed
     ws.repo.check_ref_writable(store.branch_ref(session, turn.branch))  # the same for its lock
-    plan = _runnable_plan(ws, turn, store.now().isoformat())  # after the checks: it may record
+    plan_text, redacted = plan_to_run(store, turn)
+    if redacted:
+        ui.show(
+            f"note: the plan of turn {turn.turn} contains redacted values ([REDACTED:...]); "
+            "the model's original is not kept in this repository, so they are used as written"
+        )
+    plan = _runnable_plan(ws, turn, plan_text, store.now().isoformat())  # it may record
     journal = _open_journal(ws, turn, ui)
     if journal.journal.snapshot is None:
         _run_in_worktree(ws, ui, turn, plan, journal)
@@ -378,6 +391,7 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
     reached("execute.applied")  # the fault suite's kill between applying and the report
     record_report(store, turn, render_report(report).encode(), record)
     journal.remove()
+    forget_original_plan(store, session, turn.turn)
     reached("execute.reported")
     return ExecutionResult(turn, report, record, applied, user_state)
 

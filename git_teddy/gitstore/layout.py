@@ -19,6 +19,9 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       sessions/<id>/claim      held (flock) by the `plan` or `execute` working on the session
       sessions/<id>/journal-<turn>.json  an `execute` in progress: what is done, so a run
                                killed midway is resumed, never repeated (execute.journal)
+      sessions/<id>/plans/<turn>.md
+                               a pending plan as the model wrote it, when its commit holds
+                               it redacted: what execute runs; removed once it has run
       failed-plans/<id>/       unusable model replies, kept for the user to fix
       codify/                  unusable `codify --refine` replies
       manual/, replay/         the model providers' own state (git_teddy.llm.factory names
@@ -178,6 +181,10 @@ class Layout:
 
     def execute_journal(self, session: str, turn: str) -> Path:
         return self.sessions / session / f"journal-{turn}.json"
+
+    def original_plan(self, session: str, turn: str) -> Path:
+        """The unredacted plan of a pending turn (turn names are unique in a session)."""
+        return self.sessions / session / "plans" / f"{turn}.md"
 
     def read_marker(self, session: str) -> str | None:
         """The session's branch marker as written, None when there is none."""

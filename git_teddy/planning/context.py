@@ -140,6 +140,15 @@ def render_user_payload(
     )
 
 
-def render_context_log(system_prompt: str, user_payload: str) -> str:
-    """`_context.log`: exactly what the model received, system prompt first."""
-    return f"# Context Log\n\n## 1. System Prompt\n{_fenced(system_prompt, 'xml')}\n{user_payload}"
+UNREDACTED_NOTE = (
+    "> Sent unredacted (teddy.redactRequests is false): the model received the secrets that "
+    "this log, as every commit, shows as [REDACTED:...].\n\n"
+)
+
+
+def render_context_log(system_prompt: str, user_payload: str, unredacted: bool = False) -> str:
+    """`_context.log`: exactly what the model received, system prompt first (`unredacted`:
+    but for the secrets that the commit redacts, which the log then says)."""
+    note = UNREDACTED_NOTE if unredacted else ""
+    system = _fenced(system_prompt, "xml")
+    return f"# Context Log\n\n{note}## 1. System Prompt\n{system}\n{user_payload}"

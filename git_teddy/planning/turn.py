@@ -44,6 +44,7 @@ from git_teddy.planning.context import (
 )
 from git_teddy.planning.handoff import Handoff, next_handoff, prompt_with_handoff
 from git_teddy.planning.pipelines import (
+    PipelineStep,
     load_pipeline,
     pipeline_files,
     providers_from_settings,
@@ -52,12 +53,14 @@ from git_teddy.planning.pipelines import (
 )
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.web import fetch_text
-from git_teddy.redact import summarize
+from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.claims import claim_session
 from git_teddy.session.store import redact_files
 from git_teddy.session.turns import (
     current_snapshot,
     ensure_no_pending,
+    forget_original_plan,
+    keep_original_plan,
     previous_record,
     record_plan,
     snapshot_for_next_turn,
@@ -68,6 +71,7 @@ from git_teddy.settings import (
     FETCH_TIMEOUT,
     MAX_RESOURCE_BYTES,
     MAX_RETRIES,
+    REDACT_REQUESTS,
     TOKENIZER,
 )
 from git_teddy.ui import UI
@@ -278,6 +282,20 @@ class Asked:
     files: dict[str, bytes]  # extra files for the turn folder (a pipeline's steps)
 
 
+def _as_sent(text: str, redacting: bool) -> str:
+    """What the model is sent of `text`: redacted unless teddy.redactRequests is false, so
+    that `_context.log`, which the commit redacts, is exactly the request."""
+    return redact(text)[0] if redacting else text
+
+
+def _request_findings(system: str, payload: str, sent_payload: str, asked: Asked) -> list[Finding]:
+    """What redacting the request took out, on the lines of `_context.log` as it would read
+    unredacted: turn.yaml says where secrets were, as for every file of the commit. The
+    sent user message starts with the payload (a pipeline's step adds to it)."""
+    user = asked.payload.replace(sent_payload.rstrip("\n"), payload.rstrip("\n"), 1)
+    return redact(render_context_log(system, user))[1]
+
+
 def _ask_pipeline(
     ws: Workspace,
     base: str,
@@ -286,6 +304,7 @@ def _ask_pipeline(
     payload: str,
     retries: int,
     ui: UI,
+    redacting: bool,
 ) -> Asked:
     """Spec 001: each step gets the context and the previous step's output; the last plans.
     `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
@@ -294,11 +313,12 @@ def _ask_pipeline(
     def read(path: str) -> bytes | None:
         return ws.repo.read_file(tree, path)
 
+    def system_for(step: PipelineStep) -> str:
+        return _as_sent(step_system(step, read), redacting)
+
     pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
     providers = providers_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
-    run = run_pipeline(
-        pipeline, message, payload, lambda step: step_system(step, read), providers, ui, retries
-    )
+    run = run_pipeline(pipeline, message, payload, system_for, providers, ui, retries)
     last = run.last
     return Asked(run.plan, run.attempts, last.system, last.user, run.usage(), pipeline_files(run))
 
@@ -385,6 +405,7 @@ def _plan_on(
     store = ws.store
     tip = store.branches(session)[branch]  # the plan goes right after it, or not at all
     ensure_no_pending(store, session, branch)
+    redacting = ws.settings.flag(REDACT_REQUESTS)  # a bad value is refused before any write
     ws.repo.check_signing()  # before the base snapshot's ref and the model's time
     ws.repo.check_ref_writable(store.branch_ref(session, branch))  # a killed run's lock
     original = TurnRecord.from_yaml(alternative_to[TURN_RECORD]) if alternative_to else None
@@ -397,7 +418,9 @@ def _plan_on(
     inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
-    payload = inputs.payload(message)
+    raw_payload = inputs.payload(message)
+    payload = _as_sent(raw_payload, redacting)
+    system = _as_sent(inputs.system_prompt, redacting)
     retries = ws.settings.integer(MAX_RETRIES)
     if pipeline is not None:
         if reply_file_text is not None:
@@ -405,7 +428,7 @@ def _plan_on(
                 "--pipeline needs models to call; --from-file gives the reply",
                 "use one of --pipeline and --from-file",
             )
-        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, ui)
+        asked = _ask_pipeline(ws, base, pipeline, message, payload, retries, ui, redacting)
     else:
         provider: Provider = (
             FileReply(reply_file_text)
@@ -413,8 +436,8 @@ def _plan_on(
             else provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
         )
         refuse = _refusals(ws, base)
-        plan, attempts = ask_for_plan(provider, inputs.system_prompt, payload, retries, ui, refuse)
-        asked = Asked(plan, attempts, inputs.system_prompt, payload, _usage(attempts), {})
+        plan, attempts = ask_for_plan(provider, system, payload, retries, ui, refuse)
+        asked = Asked(plan, attempts, system, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
     reached("plan.replied")
     if plan is not None and (problems := _refusals(ws, base)(plan)):  # a pipeline's plan
@@ -434,19 +457,27 @@ def _plan_on(
         USER_PROMPT: (message.rstrip("\n") + "\n").encode(),
         SYSTEM_PROMPT: asked.system.encode(),
         TURN_CONTEXT: render_context(inputs.turn_context).encode(),
-        CONTEXT_LOG: render_context_log(asked.system, asked.payload).encode(),
+        CONTEXT_LOG: render_context_log(asked.system, asked.payload, not redacting).encode(),
         PLAN: sanitize(attempts[-1].completion.text).encode(),
         **{f"{ATTEMPTS_DIR}/{name}": data for name, data in retried.items()},
         **asked.files,
     }
     if original and alternative_to and CONTEXT_LOG in alternative_to:
         files[f"_context.{original.turn}.log"] = alternative_to[CONTEXT_LOG]  # to compare
+    original_plan = files[PLAN]
     files, secrets = redact_files(files)  # before anything reaches the session
+    raw_system = asked.system if pipeline is not None else inputs.system_prompt
+    if redacting and (sent := _request_findings(raw_system, raw_payload, payload, asked)):
+        secrets[CONTEXT_LOG] = sent
     extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     try:
         record = record_plan(store, session, branch, files, inputs.agent, base, extra, tip)
     except ConcurrentUpdateError as moved:
         raise _moved_meanwhile(ws, session, branch, attempts, moved) from None
+    if files[PLAN] != original_plan:  # execute runs what the model wrote
+        keep_original_plan(store, record, original_plan)
+    else:
+        forget_original_plan(store, session, record.turn)  # a stale copy must not run
     reached("plan.recorded")
     return PlannedTurn(record, plan, len(attempts))
 

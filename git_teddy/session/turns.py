@@ -11,6 +11,7 @@ from git_teddy.artifacts.folder import PLAN, REPORT, TURN_RECORD
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
+from git_teddy.redact import MARKER_PREFIX, redact
 from git_teddy.session.store import SessionStore
 
 
@@ -124,3 +125,37 @@ def record_report(
     return store.commit_files(
         pending.session, pending.branch, files, subject, record.trailers("report")
     )
+
+
+# ---- the plan as the model wrote it -------------------------------------------------------------
+
+
+def keep_original_plan(store: SessionStore, record: TurnRecord, plan: bytes) -> None:
+    """A plan whose commit holds it redacted is kept as the model wrote it in the derived
+    state (local, never pushed): execute runs what the model wrote, not `[REDACTED:...]`."""
+    layout = store.repo.layout
+    path = layout.original_plan(record.session, record.turn)
+    layout.shared.make_folders(path.parent)
+    partial = path.with_name(path.name + ".tmp")
+    partial.write_bytes(plan)
+    layout.shared.adjust(partial)
+    partial.replace(path)  # whole or not at all: a killed write leaves no half plan
+
+
+def plan_to_run(store: SessionStore, pending: PendingTurn) -> tuple[str, bool]:
+    """The text execute runs: the plan kept as the model wrote it while it is the one the
+    commit holds redacted, else the committed plan; and whether that still holds redacted
+    values (a session fetched from a teammate, or the kept copy gone)."""
+    path = store.repo.layout.original_plan(pending.session, pending.turn)
+    try:
+        original: str | None = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        original = None
+    if original is not None and redact(original)[0] == pending.plan_text:
+        return original, False
+    return pending.plan_text, MARKER_PREFIX in pending.plan_text
+
+
+def forget_original_plan(store: SessionStore, session: str, turn: str) -> None:
+    """The turn has run (its secrets leave the derived state), or its plan needs no copy."""
+    store.repo.layout.original_plan(session, turn).unlink(missing_ok=True)
