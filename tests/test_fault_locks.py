@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from git_teddy.errors import EXIT_TURN_FAILED
 from testing.commands import Result, Teddy, git, run
 from testing.plans import create, execute, plan_text
 from testing.sessions import report_of, start
@@ -258,7 +259,8 @@ def test_a_lock_whose_process_group_is_now_another_programs_never_kills_it(
     pid = other_program.pid
     lock.write_text(lock.read_text().replace(f"group={fields['group']} ", f"group={pid} "))
 
-    result = teddy.ok(repo, "execute", "-y")
+    # The command was killed mid-way: the journal records it as failed, never run twice.
+    result = teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     assert "cleaned up a scratch worktree left behind by an interrupted run" in result.stdout
     assert (
         f"note: a command an interrupted run started (process group {pid}) was not stopped: "
@@ -266,7 +268,9 @@ def test_a_lock_whose_process_group_is_now_another_programs_never_kills_it(
     ) in result.stdout
     time.sleep(0.2)
     assert other_program.poll() is None and alive(pid)  # never signalled
-    assert report_of(repo, env, session)["action_logs"][1]["details"]["stdout"] == "second run\n"
+    interrupted = report_of(repo, env, session)["action_logs"][1]
+    assert interrupted["status"] == "FAILURE", interrupted
+    assert "not run again" in interrupted["summary"] and not interrupted["details"]
     assert (repo / "new.txt").read_text() == "new\n"
     fsck_clean(repo, env)
 

@@ -160,11 +160,13 @@ def test_prose_secrets_in_a_message_reach_no_commit(
 OPENAI_KEY = "sk" + "-proj-" + fake(48, seed=22)
 
 
-def _secrets_in_context(repo: Path) -> None:
-    """A context file holding a key and a password, named by the project's global context."""
+def _secrets_in_context(repo: Path, env: dict[str, str]) -> None:
+    """A context file holding a key and a password, named by the project's global context.
+    It is staged: untracked secret-looking files never reach a snapshot (item 20)."""
     (repo / ".teddy").mkdir()
     (repo / ".teddy" / "global.context").write_text("settings.env\n")
     (repo / "settings.env").write_text(f"OPENAI_API_KEY={OPENAI_KEY}\ndb password {PASSWORD}\n")
+    git(repo, env, "add", "settings.env")
 
 
 def _plan_with_the_server(
@@ -181,7 +183,7 @@ def _plan_with_the_server(
 def test_the_model_receives_no_secret_and_the_log_is_the_request(
     repo: Path, teddy: Teddy, env: dict[str, str], openai_server: OpenAIServer
 ) -> None:
-    _secrets_in_context(repo)
+    _secrets_in_context(repo, env)
     session, log = _plan_with_the_server(repo, teddy, env, openai_server)
 
     (request,) = openai_server.requests
@@ -204,7 +206,7 @@ def test_the_model_receives_no_secret_and_the_log_is_the_request(
 def test_opting_out_sends_the_secrets_and_the_log_says_so(
     repo: Path, teddy: Teddy, env: dict[str, str], openai_server: OpenAIServer
 ) -> None:
-    _secrets_in_context(repo)
+    _secrets_in_context(repo, env)
     git(repo, env, "config", "teddy.redactRequests", "false")
     session, log = _plan_with_the_server(repo, teddy, env, openai_server)
 
