@@ -29,6 +29,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.errors import in_the_way
 from git_teddy.gitstore.permissions import Shared
 
 DERIVED_DIR = "teddy"
@@ -105,6 +106,8 @@ class Layout:
     def write_marker(self, session: str, branch: str) -> None:
         marker = self.branch_marker(session)
         self.shared.make_folders(marker.parent)
+        if marker.is_dir():
+            raise in_the_way(marker, "the name of the session's current branch")
         marker.write_text(branch + "\n")
         self.shared.adjust(marker)
 

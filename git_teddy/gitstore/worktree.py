@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from git_teddy.errors import TeddyError
+from git_teddy.errors import TeddyError, in_the_way
 from git_teddy.gitstore import locks, runner, submodules
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.worktree_tree import add_all
@@ -180,6 +180,8 @@ def _stop_group(group: int, started: int | None) -> str | None:
 
 
 def _take_lock(lock: Path) -> Claim:
+    if lock.is_dir():
+        raise in_the_way(lock, "a scratch worktree's lock file")
     try:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.folder import TURN_RECORD
-from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.errors import TeddyError
+from git_teddy.artifacts.turn_record import base_snapshot
+from git_teddy.errors import TeddyError, in_the_way
 from git_teddy.gitstore.apply import apply_to_worktree
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
 from git_teddy.session.turns import current_snapshot
@@ -75,7 +75,18 @@ def _placed_log(ws: Workspace, session: str) -> Path:
     layout = ws.repo.layout
     path = layout.placed_log(session)
     layout.shared.make_folders(path.parent)
+    if path.is_dir():
+        raise in_the_way(path, "the list of snapshots `restore` placed")
     return path
+
+
+def _placed(log: Path) -> list[str]:
+    """The snapshot ids the placed log holds; anything else in it (damage) is passed over."""
+    try:
+        words = log.read_text("utf-8", "replace").split()
+    except FileNotFoundError:
+        return []
+    return [word for word in words if HEX.fullmatch(word)]
 
 
 def _hand_edited(ws: Workspace, session: str, saved: str) -> bool:
@@ -88,10 +99,9 @@ def _hand_edited(ws: Workspace, session: str, saved: str) -> bool:
         record = store.repo.read_file(
             repo.read_commit(commit.commit).tree, f"{commit.turn}/{TURN_RECORD}"
         )
-        if record:
-            known.add(TurnRecord.from_yaml(record).base_snapshot)
+        known.add(base_snapshot(record))
     log = _placed_log(ws, session)
-    known.update(log.read_text().split() if log.exists() else [])
+    known.update(_placed(log))
     trees = {repo.read_commit(sha).tree for sha in known if sha and repo.object_exists(sha)}
     return repo.read_commit(saved).tree not in trees
 
