@@ -186,7 +186,7 @@ def _take_lock(lock: Path) -> Claim:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         try:
-            record = LockRecord.parse(lock.read_text())
+            record = LockRecord.parse(lock.read_text("utf-8", "replace"))
         except OSError:
             record = None
         if record and record.owner_running():
@@ -350,6 +350,8 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
     for slot in range(POOL_SIZE):
         path, lock = repo.layout.worktree(slot)
         repo.layout.shared.make_folders(lock.parent)  # the pool, shared as git would share it
+        if path.is_file() or (path.is_symlink() and not path.is_dir()):
+            raise in_the_way(path, "a scratch worktree (a folder)")
         claim = _take_lock(lock)
         if claim.state is None:
             if claim.holder:
