@@ -452,7 +452,8 @@ class SessionStore:
         )
 
     def _commit_that_wrote(self, tip: str, path: str) -> CommitInfo:
-        """The oldest commit along first parents from `tip` holding `path` as `tip` does."""
+        """The oldest commit along first parents from `tip` holding `path` as `tip` does; `tip`
+        itself when it lacks the file (the commit naming a turn whose file is missing)."""
         found: CommitInfo | None = None
         wanted: dict[str, str] | None = None
         for info in self.repo.first_parent_history(tip):
@@ -460,6 +461,8 @@ class SessionStore:
             if wanted is not None and here != wanted:
                 break
             wanted, found = here, info
+            if not here:
+                break
         assert found is not None  # the history has at least `tip`
         return found
 
