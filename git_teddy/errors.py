@@ -1,5 +1,7 @@
 """The one error type users can cause, and the exit codes the CLI maps errors to."""
 
+from pathlib import Path
+
 EXIT_USER_ERROR = 1  # refused (`error:` and `hint:`): nothing was done
 EXIT_USAGE = 2  # the command line is wrong
 EXIT_BUG = 3  # a bug in git-teddy (a traceback was printed)
@@ -26,3 +28,20 @@ class NotARepositoryError(TeddyError):
 
 class ConcurrentUpdateError(TeddyError):
     """A ref moved under us: another process wrote to the session first."""
+
+
+class DamagedSessionError(TeddyError):
+    """A session commit holds a file that is not what teddy wrote (edited by hand, or
+    fetched so): the commit and the file to fix, and the ways out. Built in one place,
+    `SessionStore.damaged`, which finds the commit."""
+
+
+def in_the_way(path: Path, wanted: str) -> TeddyError:
+    """Something not git-teddy's kind sits where its derived state keeps `wanted` (a folder
+    where a file goes, or the reverse): teddy removes nothing it did not make, so the user
+    does; it is derived state, rebuilt when needed."""
+    kind = "a folder" if path.is_dir() else "a file"
+    return TeddyError(
+        f"{path} is {kind} where git-teddy keeps {wanted}",
+        f"remove it (git-teddy's local derived state, rebuilt when needed): rm -r '{path}'",
+    )

@@ -17,7 +17,10 @@ def parse(text: str) -> tuple[dict[str, Any], str]:
     end = text.find("\n---\n", 3)
     if end < 0:
         return {}, text
-    data = yaml.safe_load(text[4 : end + 1]) or {}
+    try:
+        data = yaml.safe_load(text[4 : end + 1]) or {}
+    except yaml.YAMLError:
+        return {}, text  # edited by hand into something else: read as no frontmatter
     if not isinstance(data, dict):
         return {}, text
     return data, text[end + 5 :]

@@ -5,7 +5,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field
 
-from git_teddy.artifacts.yamlio import load_yaml
+from git_teddy.artifacts.yamlio import load_model
 
 RunStatus = Literal["SUCCESS", "FAILURE", "ABORTED"]
 ActionStatus = Literal["SUCCESS", "FAILURE", "SKIPPED", "REJECTED"]
@@ -65,5 +65,6 @@ def render_report(report: ExecutionReport) -> str:
     return yaml.dump(data, Dumper=_LiteralBlocks, sort_keys=False, allow_unicode=True, width=100)
 
 
-def parse_report(text: str) -> ExecutionReport:
-    return ExecutionReport.model_validate(load_yaml(text))
+def parse_report(text: str | bytes) -> ExecutionReport:
+    """The report `text` holds; yamlio.Unreadable (a ValueError) saying why when it is not one."""
+    return load_model(ExecutionReport, text)

@@ -4,7 +4,7 @@ and how it ended; its `Teddy-*` trailers are derived from it."""
 import yaml
 from pydantic import BaseModel
 
-from git_teddy.artifacts.yamlio import load_yaml
+from git_teddy.artifacts.yamlio import Unreadable, load_model
 
 
 class TurnRecord(BaseModel):
@@ -33,7 +33,8 @@ class TurnRecord(BaseModel):
 
     @classmethod
     def from_yaml(cls, data: bytes) -> "TurnRecord":
-        return cls.model_validate(load_yaml(data))
+        """The record `data` holds; yamlio.Unreadable saying why when it is not one."""
+        return load_model(cls, data)
 
     def trailers(self, phase: str) -> dict[str, str]:
         values = {
@@ -51,3 +52,12 @@ class TurnRecord(BaseModel):
             "Teddy-Cost": self.cost,
         }
         return {key: str(value) for key, value in values.items() if value is not None}
+
+
+def base_snapshot(data: bytes | None) -> str | None:
+    """The base snapshot a turn.yaml names, None when there is none or it is damaged: for
+    the readers that only gather known states, which go on without a damaged turn's."""
+    try:
+        return TurnRecord.from_yaml(data).base_snapshot if data else None
+    except Unreadable:
+        return None

@@ -207,7 +207,6 @@ def branch(
     TURN started (saved first), then a new plan on the same context with a new message.
     Later turns go on the new branch."""
     from git_teddy.artifacts.folder import TURN_RECORD
-    from git_teddy.artifacts.turn_record import TurnRecord
     from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
     from git_teddy.session.restore import place_snapshot, restore_command, told_saved_state
@@ -215,7 +214,12 @@ def branch(
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
     original = ws.store.turn_files(ref)
-    start = TurnRecord.from_yaml(original[TURN_RECORD]).base_snapshot
+    tip = ws.store.branches(ref.session)[ref.branch]
+    record = ws.store.read_record(ref.session, ref.branch, tip, ref.turn)
+    if record is None:
+        path = f"{ref.turn}/{TURN_RECORD}"
+        raise ws.store.damaged(ref.session, ref.branch, path, "it is missing", tip)
+    start = record.base_snapshot
     # The alternative starts where the original turn did: so do your files.
     label = f"branching from turn {ref.turn}"
     placed = place_snapshot(ws, ref.session, start, label, force, "branch")

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.errors import in_the_way
 from git_teddy.gitstore.locks import same_process, start_time
 from git_teddy.gitstore.permissions import Shared
 
@@ -121,16 +122,22 @@ class Layout:
     def placing_marker(self, session: str) -> Path:
         return self.sessions / session / "placing"
 
-    def _write(self, path: Path, text: str) -> None:
+    def _write(self, path: Path, text: str, what: str) -> None:
         """Write a derived file whole: a killed writer leaves the old one or none."""
         self.shared.make_folders(path.parent)
         part = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         part.write_text(text, encoding="utf-8")
         self.shared.adjust(part)
-        part.replace(path)
+        try:
+            part.replace(path)
+        except IsADirectoryError:
+            part.unlink()
+            raise in_the_way(path, what) from None
 
     def write_fork(self, session: str, turn: str, commit: str) -> None:
-        self._write(self.fork_marker(session), f"{turn} {commit}\n")
+        self._write(
+            self.fork_marker(session), f"{turn} {commit}\n", "the turn the next plan forks from"
+        )
 
     def read_fork(self, session: str) -> tuple[str, str] | None:
         """(turn, commit) the next plan forks from; None when none (or unreadable: the
@@ -149,7 +156,7 @@ class Layout:
     def write_placing(self, session: str, saved: str, what: str) -> None:
         pid = os.getpid()
         record = {"saved": saved, "what": what, "pid": pid, "started": start_time(pid)}
-        self._write(self.placing_marker(session), json.dumps(record) + "\n")
+        self._write(self.placing_marker(session), json.dumps(record) + "\n", "a restore under way")
 
     def clear_placing(self, session: str) -> None:
         self.placing_marker(session).unlink(missing_ok=True)
@@ -196,6 +203,8 @@ class Layout:
     def write_marker(self, session: str, branch: str) -> None:
         marker = self.branch_marker(session)
         self.shared.make_folders(marker.parent)
+        if marker.is_dir():
+            raise in_the_way(marker, "the name of the session's current branch")
         marker.write_text(branch + "\n")
         self.shared.adjust(marker)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from git_teddy.errors import TeddyError
+from git_teddy.errors import TeddyError, in_the_way
 
 WAY_OUT = (
     "another git or git teddy process seems to be running in this repository; make sure "
@@ -152,7 +152,10 @@ def _open_locked(path: Path) -> int:
     """The claim file at `path`, open and flocked by this process; ClaimHeld when another
     process holds it. A file unlinked by its releasing holder meanwhile is opened again."""
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except IsADirectoryError:
+            raise in_the_way(path, "a session's claim file") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

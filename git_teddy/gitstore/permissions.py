@@ -13,7 +13,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from git_teddy.errors import TeddyError
+from git_teddy.errors import TeddyError, in_the_way
 
 KEY = "core.sharedrepository"  # lower case, as plumbing.read_config returns keys
 UMASK = 0  # not shared: the umask decides (git's PERM_UMASK)
@@ -78,6 +78,8 @@ class Shared:
         for path in [folder, *folder.parents]:
             if path.is_dir():
                 break
+            if path.exists() or path.is_symlink():
+                raise in_the_way(path, "a folder")
             missing.append(path)
         for path in reversed(missing):
             try:

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from git_teddy.errors import TeddyError
+from git_teddy.errors import TeddyError, in_the_way
 from git_teddy.gitstore import locks, runner, submodules
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.worktree_tree import add_all
@@ -193,11 +193,13 @@ def _stop_group(group: int, started: int | None) -> str | None:
 
 
 def _take_lock(lock: Path) -> Claim:
+    if lock.is_dir():
+        raise in_the_way(lock, "a scratch worktree's lock file")
     try:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         try:
-            record = LockRecord.parse(lock.read_text())
+            record = LockRecord.parse(lock.read_text("utf-8", "replace"))
         except OSError:
             record = None
         if record and record.owner_running():
@@ -361,6 +363,8 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
     for slot in range(POOL_SIZE):
         path, lock = repo.layout.worktree(slot)
         repo.layout.shared.make_folders(lock.parent)  # the pool, shared as git would share it
+        if path.is_file() or (path.is_symlink() and not path.is_dir()):
+            raise in_the_way(path, "a scratch worktree (a folder)")
         claim = _take_lock(lock)
         if claim.state is None:
             if claim.holder:

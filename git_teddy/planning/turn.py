@@ -24,6 +24,7 @@ from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.window import resume_history
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
@@ -191,7 +192,10 @@ def _previous_layer(
         return [], None
     context = ws.repo.read_file(tip.tree, f"{turn}/turn.context") or b""
     report_text = ws.repo.read_file(tip.tree, f"{turn}/{REPORT}")
-    report = parse_report(report_text.decode()) if report_text else None
+    try:
+        report = parse_report(report_text) if report_text else None
+    except Unreadable:
+        report = None  # a report edited into something else: the model gets no summary of it
     return parse_context(context.decode("utf-8", "replace")), report
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.trailers import parse_trailers
-from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.changes import is_null_id
@@ -60,7 +60,7 @@ def _newest(snapshots: list[str], turns: dict[str, tuple[str, int]]) -> str:
 def _base_of(ws: Workspace, tree: str, turn: str) -> str | None:
     """The snapshot a turn started from, as its turn.yaml in a session tree records it."""
     record = ws.repo.read_file(tree, f"{turn}/{TURN_RECORD}")
-    return TurnRecord.from_yaml(record).base_snapshot if record else None
+    return base_snapshot(record)
 
 
 def top_relative(ws: Workspace, path: str) -> str:

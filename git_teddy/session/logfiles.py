@@ -61,13 +61,30 @@ def session_log_files(
     override kept frontmatter fields (status, resume_point, ended)."""
     previous = repo.read_file(tree, SESSION_LOG)
     old, _ = frontmatter.parse(previous.decode("utf-8", "replace") if previous else "")
-    kept = {key: old[key] for key in KEPT_FIELDS if old.get(key) is not None}
-    meta = SessionMeta.model_validate({**kept, **updates})
-    built = build_log(meta, read_turns(repo, tree), mode)
+    turns = read_turns(repo, tree)
+    built = build_log(_meta(old, updates, turns), turns, mode)
     files = {SESSION_LOG: render_log(built.log).encode()}
     for session_id, log in built.subagents.items():
         files[f"{SUBAGENTS_DIR}/{session_id}.md"] = render_log(log).encode()
     return files
+
+
+def _meta(
+    old: Mapping[str, Any], updates: Mapping[str, Any], turns: list[TurnFiles]
+) -> SessionMeta:
+    """The kept frontmatter fields with `updates`; a field damaged by hand is dropped (it
+    takes its default), and the two the log cannot do without come from the turns."""
+    fields = {key: old[key] for key in KEPT_FIELDS if old.get(key) is not None}
+    fields.update(updates)
+    for key, value in list(fields.items()):
+        try:
+            SessionMeta.model_validate({"session_id": "-", "started": "-", key: value})
+        except ValidationError:
+            del fields[key]
+    first = turns[0].record if turns else None
+    fields.setdefault("session_id", first.session if first else "unknown")
+    fields.setdefault("started", first.planned_at if first else "unknown")
+    return SessionMeta.model_validate(fields)
 
 
 def read_turns(repo: GitRepo, tree: str) -> list[TurnFiles]:

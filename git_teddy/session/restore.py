@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import TURN_RECORD
-from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import CannotApply, Change, apply_to_worktree, tree_changes
@@ -101,7 +101,7 @@ def _teddy_wrote(ws: Workspace, session: str) -> set[tuple[str, str, str]]:
             continue
         tree = repo.read_commit(commit.commit).tree
         record = repo.read_file(tree, f"{commit.turn}/{TURN_RECORD}")
-        base = TurnRecord.from_yaml(record).base_snapshot if record else None
+        base = base_snapshot(record)  # None for a damaged turn.yaml: passed over
         if not base or not repo.object_exists(base) or not repo.object_exists(commit.snapshot):
             continue
         for change in tree_changes(repo, base, commit.snapshot):

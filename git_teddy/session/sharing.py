@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from git_teddy.artifacts.folder import TURN_RECORD
-from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.refnames import (
     branch_ref,
@@ -146,8 +146,7 @@ def referenced_snapshots(ws: Workspace, session: str) -> set[str]:
         found.add(commit.snapshot)
         tree = repo.read_commit(commit.commit).tree
         record = repo.read_file(tree, f"{commit.turn}/{TURN_RECORD}")
-        if record:
-            found.add(TurnRecord.from_yaml(record).base_snapshot)
+        found.add(base_snapshot(record))
     return {sha for sha in found if sha}
 
 

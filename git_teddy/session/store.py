@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts import frontmatter
-from git_teddy.artifacts.folder import SESSION_CONTEXT, SESSION_LOG
+from git_teddy.artifacts.folder import SESSION_CONTEXT, SESSION_LOG, TURN_RECORD
 from git_teddy.artifacts.names import (
     MAIN_BRANCH,
     branch_of_turn,
@@ -30,7 +30,9 @@ from git_teddy.artifacts.names import (
     validate_slug,
 )
 from git_teddy.artifacts.trailers import format_message, parse_trailers
-from git_teddy.errors import ConcurrentUpdateError, TeddyError
+from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.yamlio import Unreadable
+from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.repo import RefInTheWay
 from git_teddy.redact import Finding, redact
@@ -449,6 +451,54 @@ class SessionStore:
         """The conversation branch new turns go on: the last one made here, else main
         (Layout.current_branch decides, for the session index too)."""
         return self.repo.layout.current_branch(session, self.branches(session))
+
+    # ---- damaged session content --------------------------------------------------------
+
+    def read_record(self, session: str, branch: str, commit: str, turn: str) -> TurnRecord | None:
+        """`turn`'s turn.yaml in `commit` of `branch` (None when it has none); a damaged one
+        is a DamagedSessionError naming the commit that wrote it."""
+        path = f"{turn}/{TURN_RECORD}"
+        data = self.repo.read_file(self.repo.read_commit(commit).tree, path)
+        try:
+            return TurnRecord.from_yaml(data) if data is not None else None
+        except Unreadable as problem:
+            raise self.damaged(session, branch, path, str(problem), commit) from None
+
+    def damaged(
+        self, session: str, branch: str, path: str, problem: str, tip: str | None = None
+    ) -> DamagedSessionError:
+        """The error for `path` on `branch` (at `tip`, else the branch's tip) that teddy
+        cannot use: it names the commit that last wrote it, and the ways out, exactly."""
+        ref = self.branch_ref(session, branch)
+        tip = tip or self.branches(session)[branch]
+        culprit = self._commit_that_wrote(tip, path)
+        short = culprit.sha[:12]
+        drop = (
+            f"drop that commit and those after it: `git update-ref {ref} {culprit.parents[0]}`"
+            if culprit.parents
+            else "that is the session's first commit"
+        )
+        return DamagedSessionError(
+            f"session {session} is damaged: {path} in commit {short} ({branch}) "
+            f"is not what git-teddy wrote: {problem}",
+            f"fix {path} in a new commit on {ref}, or {drop}, "
+            f"or delete the session: `git teddy delete {session}`",
+        )
+
+    def _commit_that_wrote(self, tip: str, path: str) -> CommitInfo:
+        """The oldest commit along first parents from `tip` holding `path` as `tip` does; `tip`
+        itself when it lacks the file (the commit naming a turn whose file is missing)."""
+        found: CommitInfo | None = None
+        wanted: dict[str, str] | None = None
+        for info in self.repo.first_parent_history(tip):
+            here = self.repo.blob_ids(info.tree, [path])
+            if wanted is not None and here != wanted:
+                break
+            wanted, found = here, info
+            if not here:
+                break
+        assert found is not None  # the history has at least `tip`
+        return found
 
     # ---- snapshots -------------------------------------------------------------------------
 

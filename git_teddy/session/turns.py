@@ -40,12 +40,19 @@ def pending_turn(store: SessionStore, session: str, branch: str) -> PendingTurn 
     if trailers.get("Teddy-Phase") != "plan":
         return None
     turn = trailers["Teddy-Turn"]
-    tree = store.repo.read_commit(store.branches(session)[branch]).tree
-    record = store.repo.read_file(tree, f"{turn}/{TURN_RECORD}")
-    plan = store.repo.read_file(tree, f"{turn}/{PLAN}")
-    if record is None or plan is None:
-        raise TeddyError(f"turn {turn} of {session} is incomplete", "plan the turn again")
-    return PendingTurn(session, branch, turn, TurnRecord.from_yaml(record), plan.decode())
+    tip = store.branches(session)[branch]
+    record = store.read_record(session, branch, tip, turn)
+    plan = store.repo.read_file(store.repo.read_commit(tip).tree, f"{turn}/{PLAN}")
+    if record is None:
+        raise store.damaged(session, branch, f"{turn}/{TURN_RECORD}", "it is missing", tip)
+    if plan is None:
+        raise store.damaged(session, branch, f"{turn}/{PLAN}", "it is missing", tip)
+    try:
+        text = plan.decode("utf-8")
+    except UnicodeDecodeError as error:
+        problem = f"it is not UTF-8 text (byte {error.start})"
+        raise store.damaged(session, branch, f"{turn}/{PLAN}", problem, tip) from None
+    return PendingTurn(session, branch, turn, record, text)
 
 
 def ensure_no_pending(store: SessionStore, session: str, branch: str) -> None:
@@ -68,10 +75,9 @@ def snapshot_for_next_turn(store: SessionStore, session: str, branch: str) -> st
 
 def previous_record(store: SessionStore, session: str, branch: str) -> TurnRecord | None:
     """turn.yaml of the last turn on `branch`, if it has one."""
-    tip = store.repo.read_commit(store.branches(session)[branch])
     turn = store.last_turn_trailers(session, branch).get("Teddy-Turn")
-    data = store.repo.read_file(tip.tree, f"{turn}/{TURN_RECORD}") if turn else None
-    return TurnRecord.from_yaml(data) if data else None
+    tip = store.branches(session)[branch]
+    return store.read_record(session, branch, tip, turn) if turn else None
 
 
 def record_plan(

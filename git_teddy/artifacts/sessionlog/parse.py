@@ -32,7 +32,7 @@ def parse_log(text: str, where: str = "session.md") -> SessionLog:
         return SessionLog(meta=meta, phases=parse_phases(body.split("\n"), 2))
     except (ValueError, IndexError) as error:
         raise TeddyError(
-            f"{where} is not a session log: {error}",
+            f"{where} is not a session log: {str(error).splitlines()[0]}",
             "it is regenerated from the turns by the next session commit",
         ) from None
 
