@@ -5,6 +5,7 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from git_teddy.errors import TeddyError
 from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout
 from git_teddy.index.build import updated
@@ -56,6 +57,7 @@ def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = 
     if rebuild or changed or vanished:
         facts = read_facts(location, {s: sessions[s] for s in changed}, currents)
         index = updated(index, facts, vanished)
-        with contextlib.suppress(OSError):  # a read-only repository still gets its answer
+        # A read-only repository, or a file where the folder should be, still gets its answer.
+        with contextlib.suppress(OSError, TeddyError):
             save(path, index, shared)
     return Refreshed(index, len(changed), path)

@@ -293,7 +293,7 @@ def _write_entry(path: Path, entry: Mapping[str, object], shared: permissions.Sh
             Path(tmp).unlink(missing_ok=True)
             raise
         _prune(path.parent)
-    except OSError:
+    except (OSError, TeddyError):  # TeddyError: a file where the cache folder should be
         return False
     return True
 

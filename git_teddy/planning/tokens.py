@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from git_teddy.errors import TeddyError
 from git_teddy.gitstore.permissions import Shared
 
 CACHE_VERSION = 1
@@ -185,7 +186,7 @@ class TokenCounter:
                 json.dump(data, handle, separators=(",", ":"))
             self.shared.adjust(tmp)
             os.replace(tmp, self.cache_path)
-        except OSError:
+        except (OSError, TeddyError):  # TeddyError: a file where its folder should be
             return  # a read-only derived folder costs speed next time, nothing else
         self._data, self._new, self._hung = data, {}, None
 
