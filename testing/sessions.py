@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 
 from testing.commands import Teddy, git
-from testing.plans import plan_text
+from testing.plans import create, edit, plan_text
 
 
 def start(repo: Path, teddy: Teddy, *actions: str, memos: str = "") -> str:
@@ -34,3 +34,18 @@ def queue(folder: Path, *plans: str) -> None:
     present = len(list(folder.iterdir()))
     for number, text in enumerate(plans, start=present + 1):
         (folder / f"{number:03d}.md").write_text(text)
+
+
+def three_turns(repo: Path, teddy: Teddy, replies: Path) -> str:
+    """A session `travel` of three executed turns: one.txt, two.txt, then one.txt edited."""
+    queue(
+        replies,
+        plan_text(create("one.txt", "1\n")),
+        plan_text(create("two.txt", "2\n")),
+        plan_text(edit("one.txt", "1", "one")),
+    )
+    session = teddy.ok(repo, "new", "travel").stdout.strip()
+    for message in ("first", "second", "third"):
+        teddy.ok(repo, "plan", "-m", message)
+        teddy.ok(repo, "execute", "-y")
+    return session

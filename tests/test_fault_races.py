@@ -30,6 +30,14 @@ def subjects(repo: Path, env: dict, session: str) -> list[str]:
     return git(repo, env, "log", "--format=%s", f"teddy/{session}/main").splitlines()
 
 
+def in_background(teddy_exe: str, repo: Path, env: dict, *args: str) -> subprocess.Popen[str]:
+    """`git-teddy ARGS` started and left running, its output kept for `communicate`."""
+    return subprocess.Popen(
+        [teddy_exe, *args], cwd=repo, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
 def slow_plan(server: OpenAIServer, seconds: float) -> None:
     text = plan_text(create("new.txt", "new\n"))
     server.push(Reply(delay=seconds, completion=ModelReply(text)))
@@ -41,10 +49,7 @@ def test_a_second_plan_refuses_before_asking_the_model(
     session = teddy.ok(repo, "new", "work").stdout.strip()
     env.update(openai_server.env())
     slow_plan(openai_server, 2)
-    first = subprocess.Popen(
-        [teddy_exe, "plan", "-m", "first"], cwd=repo, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    first = in_background(teddy_exe, repo, env, "plan", "-m", "first")
     wait_for(lambda: openai_server.requests, "the first plan to ask the model")
     second = teddy.exits(EXIT_USER_ERROR, repo, "plan", "-m", "second")
     assert second.stderr.startswith("error: another git teddy plan of turn 01")
@@ -66,10 +71,7 @@ def test_a_branch_that_moved_while_planning_keeps_the_reply(
     session = teddy.ok(repo, "new", "work").stdout.strip()
     env.update(openai_server.env())
     slow_plan(openai_server, 2)
-    first = subprocess.Popen(
-        [teddy_exe, "plan", "-m", "first"], cwd=repo, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    first = in_background(teddy_exe, repo, env, "plan", "-m", "first")
     wait_for(lambda: openai_server.requests, "the plan to ask the model")
     teddy.ok(repo, "pause")
     _, err = first.communicate(timeout=60)
@@ -90,10 +92,7 @@ def test_a_second_execute_refuses_before_running_anything(
     runs, go = tmp_path / "runs", tmp_path / "go"
     command = f'echo run >> "{runs}"; while [ ! -e "{go}" ]; do sleep 0.05; done'
     session = start(repo, teddy, execute(command), create("new.txt", "new\n"))
-    first = subprocess.Popen(
-        [teddy_exe, "execute", "-y"], cwd=repo, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+    first = in_background(teddy_exe, repo, env, "execute", "-y")
     wait_for(runs.exists, "the first execute to run its action")
     second = teddy.exits(EXIT_USER_ERROR, repo, "execute", "-y")
     assert second.stderr.startswith("error: another git teddy execute of turn 01")

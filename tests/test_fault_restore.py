@@ -11,7 +11,7 @@ import pytest
 from git_teddy.errors import EXIT_CONFLICTS, EXIT_USER_ERROR
 from testing.commands import Result, Teddy, git, run
 from testing.plans import create, edit, execute, plan_text
-from testing.sessions import queue, report_of, start
+from testing.sessions import queue, report_of, start, three_turns
 
 
 def assert_fsck_clean(repo: Path, env: dict) -> None:
@@ -23,20 +23,6 @@ def assert_refused(result: Result) -> None:
     assert result.returncode == EXIT_USER_ERROR, result.stderr
     assert result.stderr.startswith("error: ") and "\nhint: " in result.stderr
     assert "Traceback" not in result.stderr
-
-
-def three_turns(repo: Path, teddy: Teddy, replies: Path) -> str:
-    queue(
-        replies,
-        plan_text(create("one.txt", "1\n")),
-        plan_text(create("two.txt", "2\n")),
-        plan_text(edit("one.txt", "1", "one")),
-    )
-    session = teddy.ok(repo, "new", "travel").stdout.strip()
-    for message in ("first", "second", "third"):
-        teddy.ok(repo, "plan", "-m", message)
-        teddy.ok(repo, "execute", "-y")
-    return session
 
 
 def session_branches(repo: Path, env: dict, session: str) -> list[str]:

@@ -4,22 +4,8 @@ import json
 from pathlib import Path
 
 from testing.commands import Teddy, git
-from testing.plans import create, edit, plan_text
-from testing.sessions import queue
-
-
-def three_turns(repo: Path, teddy: Teddy, replies: Path) -> str:
-    queue(
-        replies,
-        plan_text(create("one.txt", "1\n")),
-        plan_text(create("two.txt", "2\n")),
-        plan_text(edit("one.txt", "1", "one")),
-    )
-    session = teddy.ok(repo, "new", "travel").stdout.strip()
-    for message in ("first", "second", "third"):
-        teddy.ok(repo, "plan", "-m", message)
-        teddy.ok(repo, "execute", "-y")
-    return session
+from testing.plans import create, plan_text
+from testing.sessions import queue, three_turns
 
 
 def show(repo: Path, env: dict, ref: str) -> str:
