@@ -260,11 +260,15 @@ run git teddy execute -s "$session" -y
 run git log --graph --oneline "teddy/$session/main" "teddy/$session/03-branch-01"
 
 say "Restore: the project files after turn 01 (HEAD untouched), then back again"
-run git teddy restore 01 -s "$session" | tee "$demo/restore.out"
+say "notes.txt and .teddy/global.context hold your own edits: restore names them and stops"
+run git teddy restore 01 -s "$session" || true
+say "--force goes ahead; your files are saved first either way (git teddy saved lists them)"
+run git teddy restore 01 -s "$session" --force | tee "$demo/restore.out"
 run git status --short
 back=$(sed -n 's/.*to return to them: //p' "$demo/restore.out")
-run $back
+run $back --force
 run git status --short
+run git teddy saved "$session"
 
 say "Blame: which session and turn last changed each line"
 run git teddy blame app.py
