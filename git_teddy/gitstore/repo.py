@@ -270,6 +270,14 @@ class GitRepo:
             raise LineOutOfRange(failed.message) if out_of_range else failed
         return parse_blame(proc.stdout)
 
+    def show_diff(self, old: str, new: str, options: Sequence[str], color: str | None) -> int:
+        """`git diff` of two commits to the user's terminal (or pager), the user's options
+        and paths after them as `git diff` takes them (paths relative to the current
+        folder); `color` (always/never/auto) when the user chose it for git-teddy. The exit
+        code git gave (1 for differences with `--exit-code`)."""
+        chosen = [f"--color={color}"] if color else []
+        return runner.attached(["diff", *chosen, old, new, *options], self.cwd)
+
     # ---- refs (dulwich; every update is compare-and-swap) --------------------------------
 
     def read_ref(self, name: str) -> str | None:
