@@ -278,6 +278,12 @@ class GitRepo:
         chosen = [f"--color={color}"] if color else []
         return runner.attached(["diff", *chosen, old, new, *options], self.cwd)
 
+    def diff_text(self, old: str, new: str) -> str:
+        """The plain patch between two commits (no colour, no external diff or textconv:
+        what a page shows must not depend on this machine's config)."""
+        args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", old, new]
+        return runner.output(args, self.cwd)
+
     # ---- refs (dulwich; every update is compare-and-swap) --------------------------------
 
     def read_ref(self, name: str) -> str | None:
