@@ -15,7 +15,7 @@ from git_teddy.gitstore import GitRepo
 from git_teddy.redact import redact
 from git_teddy.review.html import SessionPage, TurnPage
 from git_teddy.session.models import TurnCommit
-from git_teddy.session.store import SessionStore, TurnRef
+from git_teddy.session.store import SessionStore
 
 
 def read_session_page(store: SessionStore, session: str) -> SessionPage:
@@ -28,27 +28,38 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
     results = {c.turn: c.snapshot for c in commits if c.phase == "report" and c.snapshot}
     latest = store.turns(session)
     names_by_id = {c.id: c.turn for c in latest if c.id}
+    branches = store.branches(session)
+    trees = {name: store.repo.read_commit(tip).tree for name, tip in branches.items()}
+    folders = [_folder(store.repo, trees.get(c.branch), c.turn) for c in latest]
+    records = [_record(files.get(TURN_RECORD)) for files in folders]
+    changes = _changes(
+        store.repo,
+        [(record, results.get(c.turn)) for record, c in zip(records, latest, strict=True)],
+    )
     turns = [
-        _turn(store, TurnRef(session, c.turn, c.branch), c, results, names_by_id) for c in latest
+        _turn(c, files, record, change, names_by_id)
+        for c, files, record, change in zip(latest, folders, records, changes, strict=True)
     ]
-    return SessionPage(session, log, turns, sorted(store.branches(session)))
+    return SessionPage(session, log, turns, sorted(branches))
+
+
+def _folder(repo: GitRepo, tree: str | None, turn: str) -> dict[str, bytes]:
+    """The files of a turn's folder, as the tip of its branch has them ({} for a turn
+    whose branch is gone)."""
+    return repo.read_folder(tree, turn) if tree else {}
 
 
 def _turn(
-    store: SessionStore,
-    ref: TurnRef,
     commit: TurnCommit,
-    results: dict[str, str],
+    files: dict[str, bytes],
+    record: TurnRecord | None,
+    change: tuple[str | None, str | None],
     names_by_id: dict[str, str],
 ) -> TurnPage:
-    files = store.turn_files(ref)
-    record = _record(files.get(TURN_RECORD))
-    report = _report(files.get(REPORT))
-    diff, note = _change(store.repo, record, results.get(ref.turn))
     parent_id = record.parent_id if record else commit.parent_id
     return TurnPage(
-        name=ref.turn,
-        branch=ref.branch,
+        name=commit.turn,
+        branch=commit.branch,
         parent=names_by_id.get(parent_id) if parent_id else None,
         agent=commit.agent or (record.agent if record else "?"),
         model=commit.model,
@@ -56,12 +67,12 @@ def _turn(
         message=_text(files.get(USER_PROMPT)),
         plan=_text(files.get(PLAN)),
         context=_text(files.get(CONTEXT_LOG)),
-        report=report,
+        report=_report(files.get(REPORT)),
         tokens_in=record.tokens_in if record else commit.tokens_in,
         tokens_out=record.tokens_out if record else commit.tokens_out,
         cost=record.cost if record else commit.cost,
-        diff=diff,
-        diff_note=note,
+        diff=change[0],
+        diff_note=change[1],
     )
 
 
@@ -83,15 +94,34 @@ def _report(data: bytes | None) -> ExecutionReport | None:
         return None
 
 
-def _change(
-    repo: GitRepo, record: TurnRecord | None, result: str | None
-) -> tuple[str | None, str | None]:
-    """(the patch from the turn's base to its result, or why there is none)."""
+def _changes(
+    repo: GitRepo, turns: list[tuple[TurnRecord | None, str | None]]
+) -> list[tuple[str | None, str | None]]:
+    """For each turn (its record, its result), the patch from its base to its result, or
+    why there is none; the patches come from one git process."""
+    notes: list[str | None] = [_no_change(repo, record, result) for record, result in turns]
+    pairs = [
+        (record.base_snapshot, result)
+        for (record, result), note in zip(turns, notes, strict=True)
+        if note is None and record and result
+    ]
+    patches = iter(repo.diff_texts(pairs))
+    changes: list[tuple[str | None, str | None]] = []
+    for note in notes:
+        if note is not None:
+            changes.append((None, note))
+            continue
+        patch, _ = redact(next(patches))
+        changes.append((patch, None) if patch else (None, "no changes to the project"))
+    return changes
+
+
+def _no_change(repo: GitRepo, record: TurnRecord | None, result: str | None) -> str | None:
+    """Why a turn has no patch to show, or None when it has one to compute."""
     if result is None:
-        return None, "not executed yet: no changes"
+        return "not executed yet: no changes"
     if record is None:
-        return None, "its turn.yaml cannot be read, so its base is unknown"
+        return "its turn.yaml cannot be read, so its base is unknown"
     if not (repo.object_exists(record.base_snapshot) and repo.object_exists(result)):
-        return None, "its snapshots are not in this repository (fetch with `git teddy fetch`)"
-    patch, _ = redact(repo.diff_text(record.base_snapshot, result))
-    return (patch, None) if patch else (None, "no changes to the project")
+        return "its snapshots are not in this repository (fetch with `git teddy fetch`)"
+    return None
