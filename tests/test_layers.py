@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).parent.parent / "git_teddy"
 LAYERS: list[set[str]] = [
     {"errors", "settings", "redact", "ui", "prompts", "artifacts", "faultpoint"},
     {"gitstore", "llm"},
-    {"session", "index"},
+    {"session", "index", "review"},
     {"planning", "execute", "workflow", "learn", "hooks"},
     {"loop"},
     {"cli", "__main__"},

@@ -87,6 +87,12 @@ def bare_color_is_always(argv: list[str]) -> list[str]:
 FLAG = "git_teddy.color"  # in click's ctx.meta, which a command shares with its group
 
 
+def chosen_color() -> str | None:
+    """The `--color=WHEN` given on the command line (the command's or the group's), else
+    None: for commands that let git decide the rest, as `git diff` does."""
+    return _flag()
+
+
 def _flag() -> str | None:
     ctx = click.get_current_context(silent=True)
     when = ctx.meta.get(FLAG) if ctx else None

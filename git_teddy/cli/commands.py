@@ -26,6 +26,8 @@ COMMANDS: dict[str, str] = {
     "delete": "git_teddy.cli.session_cmds:delete",
     "hooks": "git_teddy.cli.hooks_cmds:hooks",
     "blame": "git_teddy.cli.turn_cmds:blame",
+    "diff": "git_teddy.cli.review_cmds:diff",
+    "export": "git_teddy.cli.review_cmds:export",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
     "config": "git_teddy.cli.config_cmds:config",

@@ -48,7 +48,7 @@ class LazyGroup(click.Group):
     "-P",
     "--no-pager",
     is_flag=True,
-    help="Do not pipe long output (show, log, blame, list, stats, config) into a pager.",
+    help="Do not pipe long output (show, log, blame, diff, list, stats, config) into a pager.",
     expose_value=False,
     callback=remember_no_pager,
 )

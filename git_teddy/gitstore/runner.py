@@ -80,6 +80,13 @@ def output_bytes(args: Sequence[str], cwd: Path | None = None, input: bytes | No
     return proc.stdout
 
 
+def attached(args: Sequence[str], cwd: Path | None = None) -> int:
+    """Run git with this process's stdout and stderr (and the pager or terminal behind
+    them): for output git formats and colours for the user itself (the caller flushes
+    what it printed first). Its exit code."""
+    return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
+
+
 def hookless(no_hooks: Path) -> list[str]:
     """`-c` options under which git runs none of the user's hooks (`no_hooks` holds none):
     a post-index-change or post-checkout hook of theirs is not for teddy's temporary

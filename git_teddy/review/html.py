@@ -1,0 +1,276 @@
+"""A session as one static, self-contained HTML page for reviewers (pure: data in, text out).
+
+Everything the page needs is inline (CSS and a few lines of JS): it opens from a file with
+no server and makes no network request, so no `src` or `href` ever names another host.
+Every text from the session is escaped; secrets were redacted before the session was
+committed, and the page shows only what the session holds.
+"""
+
+from dataclasses import dataclass, field
+from html import escape
+
+from git_teddy.artifacts.report import ExecutionReport
+from git_teddy.artifacts.sessionlog.model import Block, Callout, Phase, SessionLog, Tasks, ToolCalls
+
+
+@dataclass(frozen=True)
+class TurnPage:
+    """One turn as the page shows it."""
+
+    name: str
+    branch: str
+    parent: str | None  # the turn it follows (None: the first)
+    agent: str
+    model: str | None
+    status: str
+    message: str
+    plan: str
+    context: str  # exactly what the model received (_context.log)
+    report: ExecutionReport | None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = None
+    diff: str | None = None  # the patch from the turn's base to its result
+    diff_note: str | None = None  # why there is no patch
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    session: str
+    log: SessionLog | None
+    turns: list[TurnPage] = field(default_factory=list)
+    branches: list[str] = field(default_factory=list)
+
+
+CSS = """
+body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1f2328;background:#f6f8fa}
+main{max-width:1100px;margin:0 auto;padding:1.5em}
+h1{font-size:1.6em;margin:.2em 0}h2{margin-top:1.6em;border-bottom:1px solid #d0d7de}
+section.turn{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:1em 1.2em;
+margin:1.2em 0}
+pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.7em;overflow:auto;
+white-space:pre-wrap;word-break:break-word;font:13px/1.45 ui-monospace,monospace}
+table.meta td{padding:0 1em 0 0;vertical-align:top}
+.figures{color:#59636e}
+.callout{border-left:4px solid;border-radius:4px;padding:.4em .8em;margin:.5em 0}
+.callout-decision{border-color:#bf8700;background:#fff8c5}
+.callout-error{border-color:#cf222e;background:#ffebe9}
+.callout-user{border-color:#0969da;background:#ddf4ff}
+.callout-subagent{border-color:#8250df;background:#fbefff}
+.callout .kind{font-weight:bold;text-transform:uppercase;font-size:.8em}
+.call-success{color:#1a7f37}.call-failure{color:#cf222e}.call-rejected{color:#bf8700}
+.call-skipped{color:#59636e}
+.approval-rejected{background:#fff8c5}
+table.actions{border-collapse:collapse;width:100%}
+table.actions td,table.actions th{border:1px solid #d0d7de;padding:.3em .5em;text-align:left;
+vertical-align:top}
+.diff{border:1px solid #d0d7de;border-radius:6px;overflow:auto;
+font:13px/1.45 ui-monospace,monospace}
+.diff div{white-space:pre;padding:0 .6em}
+.diff .file{background:#eaeef2;font-weight:bold;padding:.3em .6em}
+.diff .hunk{background:#ddf4ff;color:#0550ae}
+.diff .add{background:#dafbe1}.diff .del{background:#ffebe9}.diff .meta{color:#59636e}
+details>summary{cursor:pointer;color:#0969da}
+ul.tree{list-style:none;padding-left:1.2em;border-left:1px dashed #d0d7de}
+.status-SUCCESS{color:#1a7f37}.status-FAILURE{color:#cf222e}.status-ABORTED{color:#bf8700}
+"""
+
+SCRIPT = """
+function setAll(open){document.querySelectorAll('details').forEach(function(d){d.open=open;});}
+"""
+
+
+def render_page(page: SessionPage) -> str:
+    """The whole page, as one string."""
+    body = [
+        f"<h1>Session {escape(page.session)}</h1>",
+        '<p><button type="button" onclick="setAll(true)">Expand all</button> '
+        '<button type="button" onclick="setAll(false)">Collapse all</button></p>',
+        _meta(page.log) if page.log else "<p>(the session log could not be read)</p>",
+        "<h2>Conversation branches</h2>",
+        _tree(page.turns, page.branches),
+        "<h2>Session log</h2>",
+        *(_phase(phase) for phase in (page.log.phases if page.log else [])),
+        "<h2>Turns</h2>",
+        *(_turn(turn) for turn in page.turns),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>git teddy session {escape(page.session)}</title>"
+        f"<style>{CSS}</style><script>{SCRIPT}</script></head>\n"
+        "<body><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
+    )
+
+
+def _meta(log: SessionLog) -> str:
+    meta = log.meta
+    rows = [
+        ("status", meta.status),
+        ("started", meta.started),
+        ("ended", meta.ended),
+        ("channel", meta.channel),
+        ("participants", ", ".join(meta.participants)),
+        ("model", meta.model),
+        ("tokens", f"{meta.tokens_used:,}"),
+        ("subagents", ", ".join(f"{s.session} ({s.tokens:,} tokens)" for s in meta.subagents)),
+        ("resume point", meta.resume_point and f"turn {meta.resume_point}"),
+        ("parent session", meta.parent_session),
+    ]
+    cells = "".join(
+        f"<tr><td>{escape(key)}</td><td>{escape(str(value))}</td></tr>"
+        for key, value in rows
+        if value
+    )
+    return f'<table class="meta frontmatter">{cells}</table>'
+
+
+def _tree(turns: list[TurnPage], branches: list[str]) -> str:
+    """The turns as a tree: each turn under the one it follows; a conversation branch starts
+    where two turns follow the same one."""
+    children: dict[str | None, list[TurnPage]] = {}
+    names = {turn.name for turn in turns}
+    for turn in turns:
+        parent = turn.parent if turn.parent in names else None
+        children.setdefault(parent, []).append(turn)
+
+    def level(parent: str | None) -> str:
+        items = []
+        for turn in children.get(parent, []):
+            label = (
+                f'<a href="#turn-{escape(turn.name)}">{escape(turn.name)}</a> '
+                f'<span class="figures">{escape(turn.branch)} · {escape(turn.status)} · '
+                f"{escape(_first_line(turn.message))}</span>"
+            )
+            items.append(f"<li>{label}{level(turn.name)}</li>")
+        return f'<ul class="tree">{"".join(items)}</ul>' if items else ""
+
+    listed = ", ".join(escape(b) for b in branches)
+    return f'<div class="branches"><p>branches: {listed}</p>{level(None)}</div>'
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= 80 else line[:79] + "…"
+
+
+def _phase(phase: Phase) -> str:
+    figures = [phase.status, phase.time]
+    if phase.model:
+        figures.append(phase.model)
+    if phase.tokens is not None:
+        figures.append(f"{phase.tokens:,} tokens")
+    if phase.cost is not None:
+        figures.append(f"${phase.cost:.4f}")
+    head = (
+        f"<h3>{escape(phase.turn)} · {escape(phase.title)} "
+        f'<span class="figures">@{escape(phase.agent)} #{escape(phase.channel)}</span></h3>'
+    )
+    blocks = "".join(_block(block) for block in phase.blocks)
+    figure_line = f'<p class="figures">{escape(" · ".join(figures))}</p>'
+    return f'<div class="phase">{head}{figure_line}{blocks}</div>'
+
+
+def _block(block: Block) -> str:
+    if isinstance(block, Callout):
+        return callout_html(block)
+    if isinstance(block, ToolCalls):
+        rows = "".join(
+            f'<li class="call-{call.status}">{escape(call.call)}'
+            + (f" → {escape(call.summary)}" if call.summary else "")
+            + "</li>"
+            for call in block.calls
+        )
+        return f'<div class="tool-calls"><b>Tool calls:</b><ul>{rows}</ul></div>'
+    assert isinstance(block, Tasks)
+    rows = "".join(f"<li>[{escape(t.status)}] {escape(t.content)}</li>" for t in block.tasks)
+    return f'<div class="tasks"><b>Tasks:</b><ul>{rows}</ul></div>'
+
+
+def callout_html(callout: Callout) -> str:
+    title = f" {escape(callout.title)}" if callout.title else ""
+    body = f"<pre>{escape(callout.body)}</pre>" if callout.body else ""
+    return (
+        f'<div class="callout callout-{callout.kind}">'
+        f'<span class="kind">{callout.kind}</span>{title}{body}</div>'
+    )
+
+
+def _turn(turn: TurnPage) -> str:
+    figures = [f"agent {turn.agent}", f"branch {turn.branch}"]
+    if turn.model:
+        figures.append(turn.model)
+    if turn.tokens_in is not None or turn.tokens_out is not None:
+        figures.append(f"tokens in {turn.tokens_in or 0:,} / out {turn.tokens_out or 0:,}")
+    if turn.cost is not None:
+        figures.append(f"cost ${turn.cost:.4f}")
+    parts = [
+        f'<section class="turn" id="turn-{escape(turn.name)}">',
+        f'<h3>Turn {escape(turn.name)} <span class="status-{escape(turn.status)}">'
+        f"{escape(turn.status)}</span></h3>",
+        f'<p class="figures">{escape(" · ".join(figures))}</p>',
+        "<h4>Message</h4>",
+        f'<pre class="message">{escape(turn.message)}</pre>',
+        "<details open><summary>Plan</summary>",
+        f'<pre class="plan">{escape(turn.plan)}</pre></details>',
+        _report(turn.report),
+        '<details class="context"><summary>Context the model saw</summary>',
+        f"<pre>{escape(turn.context)}</pre></details>",
+        "<h4>Changes</h4>",
+        diff_html(turn.diff) if turn.diff else f"<p>{escape(turn.diff_note or 'no changes')}</p>",
+        "</section>",
+    ]
+    return "\n".join(parts)
+
+
+def _report(report: ExecutionReport | None) -> str:
+    if report is None:
+        return "<h4>Report</h4><p>not executed yet</p>"
+    summary = report.run_summary
+    memos = ""
+    if report.memos.proposed:
+        items = "".join(f"<li>{escape(m)}</li>" for m in report.memos.proposed)
+        memos = f"<p>memos ({escape(report.memos.decision)}):</p><ul>{items}</ul>"
+    rows = []
+    for log in report.action_logs:
+        approval = log.approval or ""
+        reason = f": {log.reason}" if log.reason else ""
+        what = log.description or log.summary or ""
+        rows.append(
+            f'<tr class="approval-{escape(approval)}"><td>{log.index}</td>'
+            f"<td>{escape(log.action_type)}</td><td>{escape(what)}</td>"
+            f'<td class="approval">{escape(approval + reason)}</td>'
+            f'<td class="call-{escape(log.status.lower())}">{escape(log.status)}</td>'
+            f"<td>{escape(log.summary or '')}</td></tr>"
+        )
+    table = (
+        '<table class="actions"><tr><th>#</th><th>action</th><th>description</th>'
+        "<th>approval</th><th>status</th><th>outcome</th></tr>" + "".join(rows) + "</table>"
+    )
+    notes = "".join(f"<li>{escape(note)}</li>" for note in summary.notes)
+    return (
+        f'<h4>Report: <span class="status-{escape(summary.status)}">{escape(summary.status)}'
+        f"</span></h4><p>applied: {escape(str(summary.applied))}</p>{memos}{table}"
+        + (f"<ul>{notes}</ul>" if notes else "")
+    )
+
+
+def diff_html(patch: str) -> str:
+    """A unified diff with one line per element, classed by what it is (file header, hunk
+    header, added, removed, context)."""
+    lines = []
+    in_hunk = False  # a removed line reading "--- x" is not a file header
+    for line in patch.splitlines():
+        if line.startswith("diff --git "):
+            kind, in_hunk = "file", False
+        elif line.startswith("@@"):
+            kind, in_hunk = "hunk", True
+        elif not in_hunk:
+            kind = "meta"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "ctx"
+        lines.append(f'<div class="{kind}">{escape(line) or " "}</div>')
+    return f'<div class="diff">{"".join(lines)}</div>'

@@ -1,0 +1,127 @@
+"""Gathering a session for its review page: each turn's files as the session commits hold
+them, its record, its report and its change (review/html.py renders the result).
+
+Only committed session content is read, so what `plan` and `execute` redacted stays
+redacted; the project's change between two snapshots is redacted the same way, since the
+page may go to someone who has no access to the repository.
+"""
+
+from git_teddy.artifacts.folder import CONTEXT_LOG, PLAN, REPORT, TURN_RECORD, USER_PROMPT
+from git_teddy.artifacts.report import ExecutionReport, parse_report
+from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.yamlio import Unreadable
+from git_teddy.errors import TeddyError
+from git_teddy.gitstore import GitRepo
+from git_teddy.redact import redact
+from git_teddy.review.html import SessionPage, TurnPage
+from git_teddy.session.models import TurnCommit
+from git_teddy.session.store import SessionStore
+
+
+def read_session_page(store: SessionStore, session: str) -> SessionPage:
+    """The page of `session`: its log, every turn across its branches, their changes."""
+    try:
+        log = store.read_log(session)
+    except TeddyError:
+        log = None  # a hand-edited log: the turns are still worth showing
+    commits = store.turn_commits(session)
+    results = {c.turn: c.snapshot for c in commits if c.phase == "report" and c.snapshot}
+    latest = store.turns(session)
+    names_by_id = {c.id: c.turn for c in latest if c.id}
+    branches = store.branches(session)
+    trees = {name: store.repo.read_commit(tip).tree for name, tip in branches.items()}
+    folders = [_folder(store.repo, trees.get(c.branch), c.turn) for c in latest]
+    records = [_record(files.get(TURN_RECORD)) for files in folders]
+    changes = _changes(
+        store.repo,
+        [(record, results.get(c.turn)) for record, c in zip(records, latest, strict=True)],
+    )
+    turns = [
+        _turn(c, files, record, change, names_by_id)
+        for c, files, record, change in zip(latest, folders, records, changes, strict=True)
+    ]
+    return SessionPage(session, log, turns, sorted(branches))
+
+
+def _folder(repo: GitRepo, tree: str | None, turn: str) -> dict[str, bytes]:
+    """The files of a turn's folder, as the tip of its branch has them ({} for a turn
+    whose branch is gone)."""
+    return repo.read_folder(tree, turn) if tree else {}
+
+
+def _turn(
+    commit: TurnCommit,
+    files: dict[str, bytes],
+    record: TurnRecord | None,
+    change: tuple[str | None, str | None],
+    names_by_id: dict[str, str],
+) -> TurnPage:
+    parent_id = record.parent_id if record else commit.parent_id
+    return TurnPage(
+        name=commit.turn,
+        branch=commit.branch,
+        parent=names_by_id.get(parent_id) if parent_id else None,
+        agent=commit.agent or (record.agent if record else "?"),
+        model=commit.model,
+        status=commit.status or "planned",
+        message=_text(files.get(USER_PROMPT)),
+        plan=_text(files.get(PLAN)),
+        context=_text(files.get(CONTEXT_LOG)),
+        report=_report(files.get(REPORT)),
+        tokens_in=record.tokens_in if record else commit.tokens_in,
+        tokens_out=record.tokens_out if record else commit.tokens_out,
+        cost=record.cost if record else commit.cost,
+        diff=change[0],
+        diff_note=change[1],
+    )
+
+
+def _text(data: bytes | None) -> str:
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+def _record(data: bytes | None) -> TurnRecord | None:
+    try:
+        return TurnRecord.from_yaml(data) if data else None
+    except Unreadable:
+        return None  # damaged: the page shows what the commits' trailers say
+
+
+def _report(data: bytes | None) -> ExecutionReport | None:
+    try:
+        return parse_report(data) if data else None
+    except Unreadable:
+        return None
+
+
+def _changes(
+    repo: GitRepo, turns: list[tuple[TurnRecord | None, str | None]]
+) -> list[tuple[str | None, str | None]]:
+    """For each turn (its record, its result), the patch from its base to its result, or
+    why there is none; the patches come from one git process."""
+    notes: list[str | None] = [_no_change(repo, record, result) for record, result in turns]
+    pairs = [
+        (record.base_snapshot, result)
+        for (record, result), note in zip(turns, notes, strict=True)
+        if note is None and record and result
+    ]
+    patches = iter(repo.diff_texts(pairs))
+    changes: list[tuple[str | None, str | None]] = []
+    for note in notes:
+        if note is not None:
+            changes.append((None, note))
+            continue
+        patch, _ = redact(next(patches))
+        changes.append((patch, None) if patch else (None, "no changes to the project"))
+    return changes
+
+
+def _no_change(repo: GitRepo, record: TurnRecord | None, result: str | None) -> str | None:
+    """Why a turn has no patch to show, or None when it has one to compute."""
+    if result is None:
+        return "not executed yet: no changes"
+    if record is None:
+        return "its turn.yaml cannot be read, so its base is unknown"
+    if not (repo.object_exists(record.base_snapshot) and repo.object_exists(result)):
+        return "its snapshots are not in this repository (fetch with `git teddy fetch`)"
+    return None
