@@ -7,6 +7,8 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       tokens.json              token counts by blob id (git_teddy.planning.tokens)
       context-cache/           whole answers of `git teddy context` (planning.context_cache)
       index.toon               the session index behind `list` and `stats` (git_teddy.index)
+      log-cache/<tree>.json    what `session.md` needs from one turn folder, by the folder's
+                               tree id (git_teddy.session.logcache)
       tmp/                     temporary indexes: working-tree snapshots, applying a result
       worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
       hooks/                   the post-commit hook of scratch worktrees
@@ -78,6 +80,10 @@ class Layout:
     @property
     def index_file(self) -> Path:
         return self.root / "index.toon"
+
+    def log_cache(self, tree: str) -> Path:
+        """A turn folder's pieces of the session log, by the folder's tree id."""
+        return self.root / "log-cache" / f"{tree}.json"
 
     # ---- scratch space ---------------------------------------------------------------------
 
