@@ -9,6 +9,10 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       index.toon               the session index behind `list` and `stats` (git_teddy.index)
       log-cache/<tree>.json    what `session.md` needs from one turn folder, by the folder's
                                tree id (git_teddy.session.logcache)
+      applied-blobs            ids of the blobs teddy wrote into a working tree, and of every
+                               turn result's new blobs when first made: a commit none of whose
+                               staged blobs is listed cannot be an applied result, and the
+                               prepare-commit-msg hook decides so in shell (no Python start)
       tmp/                     temporary indexes: working-tree snapshots, applying a result
       worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
       hooks/                   the post-commit hook of scratch worktrees
@@ -42,11 +46,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
-from git_teddy.errors import in_the_way
+from git_teddy.errors import TeddyError, in_the_way
 from git_teddy.gitstore.locks import same_process, start_time
 from git_teddy.gitstore.permissions import Shared
 
 DERIVED_DIR = "teddy"
+APPLIED_BLOBS = "applied-blobs"  # read by the prepare-commit-msg hook's shell block too
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,32 @@ class Layout:
     @property
     def index_file(self) -> Path:
         return self.root / "index.toon"
+
+    @property
+    def applied_blobs(self) -> Path:
+        return self.root / APPLIED_BLOBS
+
+    def note_applied(self, blobs: Collection[str]) -> None:
+        """Add blobs about to be written into a working tree to `applied_blobs`, when it is
+        there: until the hook first makes it (`seed_applied`) every commit asks Python. One
+        append, so concurrent writers interleave whole lines; a failure costs the hook's
+        speed on a commit of them (the slow path still decides), nothing else."""
+        if not blobs or not self.applied_blobs.is_file():
+            return
+        try:
+            with self.applied_blobs.open("a", encoding="ascii") as handle:
+                handle.write("".join(f"{blob}\n" for blob in blobs))
+        except OSError:
+            self.applied_blobs.unlink(missing_ok=True)  # incomplete: the hook seeds it again
+
+    def seed_applied(self, blobs: Collection[str]) -> None:
+        """Write `applied_blobs` whole, unless another process made it meanwhile."""
+        if self.applied_blobs.exists():
+            return
+        try:
+            self._write(self.applied_blobs, "".join(f"{b}\n" for b in blobs), "applied blobs")
+        except (OSError, TeddyError):  # TeddyError: a folder where the file should be
+            return  # the next commit asks Python again
 
     def log_cache(self, tree: str) -> Path:
         """A turn folder's pieces of the session log, by the folder's tree id."""
