@@ -1,7 +1,7 @@
 """Issue 16 P7: the prepare-commit-msg hook decides in shell, without starting Python, that a
-commit none of whose staged blobs teddy listed as applied (`teddy/applied-blobs`) cannot be
-an applied turn result. The list is made by the first commit that asks Python (every blob
-a turn's result wrote), and teddy adds what it applies later; the trailers stay as before."""
+commit none of whose staged blobs teddy marked as applied (`teddy/applied/<blob>`) cannot be
+an applied turn result. The marks are made by the first commit that asks Python (every blob
+a turn's result wrote), and teddy marks what it applies later; the trailers stay as before."""
 
 import re
 from pathlib import Path
@@ -17,7 +17,7 @@ def hook(repo: Path, env: dict[str, str]) -> Path:
 
 def applied_list(repo: Path, env: dict[str, str]) -> Path:
     common = git(repo, env, "rev-parse", "--git-common-dir").strip()
-    return repo / common / "teddy" / "applied-blobs"
+    return repo / common / "teddy" / "applied"
 
 
 def break_python(repo: Path, env: dict[str, str], tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_the_first_commit_makes_the_list_then_ordinary_commits_start_no_python(
     assert commit(repo, env, "by hand", "app.py") == ""
     assert trailers(repo, env) == []
     x_blob = git(repo, env, "hash-object", "x.txt").strip()
-    assert x_blob in listed.read_text().split()  # turn 01's result, though not committed yet
+    assert (listed / x_blob).is_file()  # turn 01's result, though not committed yet
 
     break_python(repo, env, tmp_path)
     (repo / "README.md").write_text("# edited by hand\n")
@@ -72,7 +72,7 @@ def test_results_applied_later_and_content_of_known_turns_get_the_trailers(
     (repo / "x.txt").unlink()  # the result, set aside
     (repo / "app.py").write_text("print('by hand')\n")
     commit(repo, env, "by hand", "app.py")  # asks Python, which makes the list
-    assert applied_list(repo, env).is_file()
+    assert applied_list(repo, env).is_dir()
 
     # Turn 02, applied after the list was made: teddy added its blob, the hook sees it.
     plan = repo.parent / "plan2.md"

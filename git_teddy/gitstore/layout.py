@@ -9,10 +9,11 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       index.toon               the session index behind `list` and `stats` (git_teddy.index)
       log-cache/<tree>.json    what `session.md` needs from one turn folder, by the folder's
                                tree id (git_teddy.session.logcache)
-      applied-blobs            ids of the blobs teddy wrote into a working tree, and of every
-                               turn result's new blobs when first made: a commit none of whose
-                               staged blobs is listed cannot be an applied result, and the
-                               prepare-commit-msg hook decides so in shell (no Python start)
+      applied/<blob>           empty files named by the blobs teddy wrote into a working tree,
+                               and by every turn result's new blobs when first made: a commit
+                               none of whose staged blobs is there cannot be an applied result,
+                               and the prepare-commit-msg hook decides so in shell, with `[ -e ]`
+                               (no Python, no process but git diff-index)
       tmp/                     temporary indexes: working-tree snapshots, applying a result
       worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
       hooks/                   the post-commit hook of scratch worktrees
@@ -41,6 +42,7 @@ decides) and gives the file its mode with `shared.adjust` before renaming it int
 
 import json
 import os
+import shutil
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +53,7 @@ from git_teddy.gitstore.locks import same_process, start_time
 from git_teddy.gitstore.permissions import Shared
 
 DERIVED_DIR = "teddy"
-APPLIED_BLOBS = "applied-blobs"  # read by the prepare-commit-msg hook's shell block too
+APPLIED_BLOBS = "applied"  # read by the prepare-commit-msg hook's shell block too
 
 
 @dataclass(frozen=True)
@@ -91,26 +93,36 @@ class Layout:
         return self.root / APPLIED_BLOBS
 
     def note_applied(self, blobs: Collection[str]) -> None:
-        """Add blobs about to be written into a working tree to `applied_blobs`, when it is
-        there: until the hook first makes it (`seed_applied`) every commit asks Python. One
-        append, so concurrent writers interleave whole lines; a failure costs the hook's
-        speed on a commit of them (the slow path still decides), nothing else."""
-        if not blobs or not self.applied_blobs.is_file():
+        """Mark blobs about to be written into a working tree in `applied_blobs`, when it is
+        there: until the hook first makes it (`seed_applied`) every commit asks Python. A
+        failure costs the hook's speed on a commit of them, nothing else: the folder goes,
+        and the next hook run that starts Python makes it again, whole."""
+        if not blobs or not self.applied_blobs.is_dir():
             return
         try:
-            with self.applied_blobs.open("a", encoding="ascii") as handle:
-                handle.write("".join(f"{blob}\n" for blob in blobs))
+            for blob in blobs:
+                self._mark(self.applied_blobs / blob)
         except OSError:
-            self.applied_blobs.unlink(missing_ok=True)  # incomplete: the hook seeds it again
+            shutil.rmtree(self.applied_blobs, ignore_errors=True)
 
     def seed_applied(self, blobs: Collection[str]) -> None:
-        """Write `applied_blobs` whole, unless another process made it meanwhile."""
+        """Make `applied_blobs` whole (a temporary folder renamed into place), unless another
+        process made it meanwhile."""
         if self.applied_blobs.exists():
             return
+        part = self.root / f"{APPLIED_BLOBS}.{os.getpid()}.tmp"
         try:
-            self._write(self.applied_blobs, "".join(f"{b}\n" for b in blobs), "applied blobs")
-        except (OSError, TeddyError):  # TeddyError: a folder where the file should be
-            return  # the next commit asks Python again
+            self.shared.make_folders(part)
+            for blob in blobs:
+                self._mark(part / blob)
+            part.rename(self.applied_blobs)
+        except (OSError, TeddyError):  # e.g. made meanwhile, or a file where a folder goes
+            shutil.rmtree(part, ignore_errors=True)  # the next commit asks Python again
+
+    def _mark(self, path: Path) -> None:
+        if not path.exists():
+            path.touch()
+            self.shared.adjust(path)
 
     def log_cache(self, tree: str) -> Path:
         """A turn folder's pieces of the session log, by the folder's tree id."""

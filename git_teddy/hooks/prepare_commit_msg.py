@@ -8,9 +8,9 @@ it. The most recent such turn is named; `--if-exists addIfDifferent` keeps it id
 Merges and squashes are skipped. An amend (`--amend`, `--amend --no-edit`) is counted
 against HEAD's parent, so its trailers stay; `--amend -m MSG` cannot be told apart from a
 plain `-m` (git passes no sign of the amend), so a new message written that way has none.
-The shell block starts this side only when a staged blob is in the list of applied blobs
-(gitstore.layout `applied_blobs`), for an amend, or when the list is not made yet: then
-this side makes it.
+The shell block starts this side only when a staged blob is marked as applied (an empty
+file named by it in gitstore.layout `applied_blobs`), for an amend, or when the marks are
+not made yet: then this side makes them.
 Runs as `python -I -m git_teddy.hooks.prepare_commit_msg MSG_FILE [SOURCE [SHA]]`; any failure
 is a warning, never a failed commit.
 """
@@ -36,7 +36,7 @@ from git_teddy.session.refnames import is_session_branch, session_ref_patterns
 
 SKIPPED_SOURCES = {"merge", "squash"}  # git wrote the message from other commits
 TRAILER_KEYS = ("Teddy-Session", "Teddy-Turn", "Teddy-Snapshot")
-APPLIED_ENV = "TEDDY_HOOK_APPLIED"  # the list of applied blobs, as the shell block found it
+APPLIED_ENV = "TEDDY_HOOK_APPLIED"  # the applied marks' folder, as the shell block found it
 
 
 @dataclass(frozen=True)
@@ -89,10 +89,9 @@ def applied_turn(staged: dict[str, str], turns: list[Turn]) -> Turn | None:
 
 
 def seed_applied(turns: list[Turn]) -> None:
-    """Make the list of applied blobs the shell block checks (gitstore.layout
-    `applied_blobs`) when it is not there yet: every blob a turn's result wrote, so the
-    shell answers as this side would for every session known now; teddy adds what it
-    applies later."""
+    """Make the applied marks the shell block checks (gitstore.layout `applied_blobs`) when
+    they are not there yet: every blob a turn's result wrote, so the shell answers as this
+    side would for every session known now; teddy marks what it applies later."""
     where = os.environ.get(APPLIED_ENV)
     if not where or os.path.exists(where):
         return
