@@ -142,6 +142,11 @@ def rebase_figures(root: Path, env: dict[str, str], sessions: int, commits: int,
     refs = copy_sessions(repo, env, sessions - 1)
     topic, _ = make_branch(repo, env, commits)
     without = rebase_ms(repo, env, topic, runs)
+    empty = repo / ".git" / "hooks" / "prepare-commit-msg"
+    empty.write_text("#!/bin/sh\n:\n")  # what git pays to start any hook: the reference
+    empty.chmod(0o755)
+    nothing = rebase_ms(repo, env, topic, runs)
+    empty.unlink()
     run(["git", "teddy", "hooks", "install"], repo, env)
     start = time.perf_counter()
     run(["git", "checkout", "-q", "-B", "topic", topic], repo, env)
@@ -156,6 +161,8 @@ def rebase_figures(root: Path, env: dict[str, str], sessions: int, commits: int,
         f"\n{sessions} sessions ({refs} refs), `git rebase` of {commits} commits, median of {runs}"
     )
     print(f"{'rebase without the hooks':64}{per_without:>8.1f} ms/commit")
+    print(f"{'rebase with an empty #!/bin/sh prepare-commit-msg (reference)':64}", end="")
+    print(f"{nothing / commits:>8.1f} ms/commit")
     print(f"{'rebase with the hooks':64}{per_with:>8.1f} ms/commit")
     label = "first rebase with the hooks (it makes the applied list)"
     print(f"{label:64}{first / commits:>8.1f} ms/commit")
