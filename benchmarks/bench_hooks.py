@@ -3,7 +3,10 @@
 Prints the median start-up of the installed hooks, run the way git runs them, in a small
 repository: prepare-commit-msg with no sessions (the shell check alone, goal < 100 ms),
 with an executed session turn (Python starts and compares the staged blobs), and pre-push of
-an ordinary branch (the shell check alone). Run with git-teddy on PATH, e.g.
+an ordinary branch (the shell check alone). Then issue 16 P7: a `git rebase` of 30 commits
+with the hooks installed and without, in a repository with 1,000 sessions (copies of one
+session's refs, made by plumbing): the hook's cost per ordinary commit, goal <= 10 ms.
+Run with git-teddy on PATH, e.g.
 `PATH=.venv/bin:$PATH .venv/bin/python benchmarks/bench_hooks.py`. Sealed git environment.
 """
 
@@ -18,6 +21,7 @@ from pathlib import Path
 from bench_snapshot import sealed_env
 
 GOAL_MS = 100.0  # a hook with nothing to do
+REBASE_GOAL_MS = 10.0  # P7: what the hook adds to an ordinary commit, with 1,000 sessions
 
 PLAN = """# A plan
 - **Agent:** Dev
@@ -82,10 +86,98 @@ def add_turns(repo: Path, env: dict[str, str], turns: int) -> None:
         run(["git", "teddy", "execute", "-y"], repo, env)
 
 
+def copy_sessions(repo: Path, env: dict[str, str], count: int) -> int:
+    """`count` more sessions, each a copy of the existing one's refs (its branch and its
+    snapshots under another session id), made in one `git update-ref --stdin`."""
+    refs = run(["git", "for-each-ref", "--format=%(objectname) %(refname)"], repo, env)
+    teddy_refs = [line.split() for line in refs.splitlines() if "/teddy/" in line]
+    session = next(r.split("/")[3] for _, r in teddy_refs if r.startswith("refs/heads/teddy/"))
+    lines = [
+        f"create {ref.replace(session, f'{session}-{n:04d}')} {sha}\n"
+        for n in range(count)
+        for sha, ref in teddy_refs
+    ]
+    run(["git", "update-ref", "--stdin"], repo, env, "".join(lines))
+    return len(lines) + len(teddy_refs)
+
+
+def make_branch(repo: Path, env: dict[str, str], commits: int) -> tuple[str, str]:
+    """A branch `topic` of `commits` commits (one file each) beside one new commit on main:
+    what a rebase of `topic` onto main replays. Returns (topic's tip, main's tip)."""
+    run(["git", "checkout", "-qb", "topic"], repo, env)
+    for n in range(commits):
+        (repo / f"topic{n}.txt").write_text(f"topic change {n}\n")
+        run(["git", "add", f"topic{n}.txt"], repo, env)
+        run(["git", "commit", "-qm", f"topic {n}", "--no-verify"], repo, env)
+    topic = run(["git", "rev-parse", "HEAD"], repo, env).strip()
+    run(["git", "checkout", "-q", "main"], repo, env)
+    (repo / "upstream.txt").write_text("upstream\n")
+    run(["git", "add", "upstream.txt"], repo, env)
+    run(["git", "commit", "-qm", "upstream", "--no-verify"], repo, env)
+    return topic, run(["git", "rev-parse", "HEAD"], repo, env).strip()
+
+
+def rebase_ms(repo: Path, env: dict[str, str], topic: str, runs: int) -> float:
+    """Median time of `git rebase main` replaying `topic` (reset between runs)."""
+    times = []
+    for _ in range(runs):
+        run(["git", "checkout", "-q", "-B", "topic", topic], repo, env)
+        start = time.perf_counter()
+        run(["git", "rebase", "-q", "main"], repo, env)
+        times.append((time.perf_counter() - start) * 1000)
+    run(["git", "checkout", "-q", "main"], repo, env)
+    return statistics.median(times)
+
+
+def rebase_figures(root: Path, env: dict[str, str], sessions: int, commits: int, runs: int) -> None:
+    """P7: a rebase of `commits` commits with the hooks installed and without, in a
+    repository with `sessions` sessions; ms per commit, their difference and the goal."""
+    repo = root / "rebase-repo"
+    repo.mkdir()
+    run(["git", "init", "-q"], repo, env)
+    (repo / "README.md").write_text("rebase benchmark\n")
+    run(["git", "add", "."], repo, env)
+    run(["git", "commit", "-qm", "initial"], repo, env)
+    add_turns(repo, env, 2)
+    refs = copy_sessions(repo, env, sessions - 1)
+    topic, _ = make_branch(repo, env, commits)
+    without = rebase_ms(repo, env, topic, runs)
+    empty = repo / ".git" / "hooks" / "prepare-commit-msg"
+    empty.write_text("#!/bin/sh\n:\n")  # what git pays to start any hook: the reference
+    empty.chmod(0o755)
+    nothing = rebase_ms(repo, env, topic, runs)
+    empty.unlink()
+    run(["git", "teddy", "hooks", "install"], repo, env)
+    start = time.perf_counter()
+    run(["git", "checkout", "-q", "-B", "topic", topic], repo, env)
+    run(["git", "rebase", "-q", "main"], repo, env)  # its first commit makes the applied list
+    first = (time.perf_counter() - start) * 1000
+    run(["git", "checkout", "-q", "main"], repo, env)
+    with_hook = rebase_ms(repo, env, topic, runs)
+    per_without, per_with = without / commits, with_hook / commits
+    extra = per_with - per_without
+    verdict = "ok" if extra <= REBASE_GOAL_MS else "MISS"
+    print(
+        f"\n{sessions} sessions ({refs} refs), `git rebase` of {commits} commits, median of {runs}"
+    )
+    print(f"{'rebase without the hooks':64}{per_without:>8.1f} ms/commit")
+    print(f"{'rebase with an empty #!/bin/sh prepare-commit-msg (reference)':64}", end="")
+    print(f"{nothing / commits:>8.1f} ms/commit")
+    print(f"{'rebase with the hooks':64}{per_with:>8.1f} ms/commit")
+    label = "first rebase with the hooks (it makes the applied list)"
+    print(f"{label:64}{first / commits:>8.1f} ms/commit")
+    print(
+        f"{'P7 hook cost per commit':64}{extra:>8.1f} ms   goal <= {REBASE_GOAL_MS:g} ms: {verdict}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--turns", type=int, default=10, help="executed turns in the session")
+    parser.add_argument("--sessions", type=int, default=1000, help="sessions, for the rebase")
+    parser.add_argument("--commits", type=int, default=30, help="commits the rebase replays")
+    parser.add_argument("--rebase-runs", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
@@ -118,6 +210,12 @@ def main() -> int:
     nothing = max(ms for label, ms in results[:2])
     verdict = "ok" if nothing < GOAL_MS else "OVER GOAL"
     print(f"{'hooks with nothing to do':64}{nothing:>8.1f} ms   goal < {GOAL_MS:g} ms: {verdict}")
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "home").mkdir()
+        rebase_figures(
+            root, sealed_env(root / "home"), args.sessions, args.commits, args.rebase_runs
+        )
     return 0
 
 

@@ -373,6 +373,9 @@ def apply_to_worktree(
         if change.removes:  # a file replaced by a submodule goes too, as in git
             _remove(repo.toplevel / change.path, repo.toplevel)
     written = [Entry(c.path, c.new_mode, c.new_blob) for c in changes if c.writes]
+    # Listed before they are written: the hook's shell check then sends a commit of them
+    # to the Python side, which decides on the trailers (hooks/prepare-commit-msg).
+    repo.layout.note_applied([c.new_blob for c in changes if c.writes])
     checkout_blobs(repo.toplevel, repo.layout.scratch, written)
     files = [c.path for c in changes if not (c.old_gitlink or c.new_gitlink)]
     notes = _gitlink_notes(repo, changes)

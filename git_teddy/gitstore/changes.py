@@ -67,6 +67,21 @@ def staged_blobs(base: str, cwd: Path | None = None) -> dict[str, str]:
     return blobs
 
 
+def written_blobs(commits: Sequence[str], cwd: Path | None = None) -> set[str]:
+    """The blobs each commit holds where its first parent holds another content (what a
+    turn's result snapshot wrote over its base), in one `git diff-tree --stdin`."""
+    if not commits:
+        return set()
+    args = ["diff-tree", "--stdin", "-r", "--no-commit-id", "--no-renames"]
+    out = runner.output(args, cwd, input="".join(f"{c}\n" for c in commits))
+    blobs = set()
+    for line in out.splitlines():
+        parts = line.split("\t", 1)[0].split()
+        if len(parts) == 5 and parts[0].startswith(":") and parts[4] != "D":
+            blobs.add(parts[3])
+    return blobs
+
+
 def history_trailers(
     tips: Sequence[str], cwd: Path | None = None
 ) -> list[tuple[int, dict[str, str]]]:

@@ -7,6 +7,13 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       tokens.json              token counts by blob id (git_teddy.planning.tokens)
       context-cache/           whole answers of `git teddy context` (planning.context_cache)
       index.toon               the session index behind `list` and `stats` (git_teddy.index)
+      log-cache/<tree>.json    what `session.md` needs from one turn folder, by the folder's
+                               tree id (git_teddy.session.logcache)
+      applied/<blob>           empty files named by the blobs teddy wrote into a working tree,
+                               and by every turn result's new blobs when first made: a commit
+                               none of whose staged blobs is there cannot be an applied result,
+                               and the prepare-commit-msg hook decides so in shell, with `[ -e ]`
+                               (no Python, no process but git diff-index)
       tmp/                     temporary indexes: working-tree snapshots, applying a result
       worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
       hooks/                   the post-commit hook of scratch worktrees
@@ -35,16 +42,18 @@ decides) and gives the file its mode with `shared.adjust` before renaming it int
 
 import json
 import os
+import shutil
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
-from git_teddy.errors import in_the_way
+from git_teddy.errors import TeddyError, in_the_way
 from git_teddy.gitstore.locks import same_process, start_time
 from git_teddy.gitstore.permissions import Shared
 
 DERIVED_DIR = "teddy"
+APPLIED_BLOBS = "applied"  # read by the prepare-commit-msg hook's shell block too
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,46 @@ class Layout:
     @property
     def index_file(self) -> Path:
         return self.root / "index.toon"
+
+    @property
+    def applied_blobs(self) -> Path:
+        return self.root / APPLIED_BLOBS
+
+    def note_applied(self, blobs: Collection[str]) -> None:
+        """Mark blobs about to be written into a working tree in `applied_blobs`, when it is
+        there: until the hook first makes it (`seed_applied`) every commit asks Python. A
+        failure costs the hook's speed on a commit of them, nothing else: the folder goes,
+        and the next hook run that starts Python makes it again, whole."""
+        if not blobs or not self.applied_blobs.is_dir():
+            return
+        try:
+            for blob in blobs:
+                self._mark(self.applied_blobs / blob)
+        except OSError:
+            shutil.rmtree(self.applied_blobs, ignore_errors=True)
+
+    def seed_applied(self, blobs: Collection[str]) -> None:
+        """Make `applied_blobs` whole (a temporary folder renamed into place), unless another
+        process made it meanwhile."""
+        if self.applied_blobs.exists():
+            return
+        part = self.root / f"{APPLIED_BLOBS}.{os.getpid()}.tmp"
+        try:
+            self.shared.make_folders(part)
+            for blob in blobs:
+                self._mark(part / blob)
+            part.rename(self.applied_blobs)
+        except (OSError, TeddyError):  # e.g. made meanwhile, or a file where a folder goes
+            shutil.rmtree(part, ignore_errors=True)  # the next commit asks Python again
+
+    def _mark(self, path: Path) -> None:
+        if not path.exists():
+            path.touch()
+            self.shared.adjust(path)
+
+    def log_cache(self, tree: str) -> Path:
+        """A turn folder's pieces of the session log, by the folder's tree id."""
+        return self.root / "log-cache" / f"{tree}.json"
 
     # ---- scratch space ---------------------------------------------------------------------
 

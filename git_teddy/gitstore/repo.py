@@ -524,6 +524,14 @@ class GitRepo:
                     files[entry.path.decode()] = blob.data
         return files
 
+    def folder_ids(self, tree_sha: str) -> dict[str, str]:
+        """The folders at the top of a tree, each with its tree id (a content hash: a cache
+        keyed by it is never stale)."""
+        obj = self._object(tree_sha.encode())
+        if not isinstance(obj, Tree):
+            return {}
+        return {e.path.decode(): e.sha.decode() for e in obj.iteritems() if e.mode == TREE_MODE}
+
     def _add_object(self, obj: ShaFile) -> str:
         """Store an object and return its id; another process writing the same object at
         once is not an error."""

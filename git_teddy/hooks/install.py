@@ -24,6 +24,7 @@ from pathlib import Path
 
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import GitRepo
+from git_teddy.gitstore.layout import APPLIED_BLOBS, DERIVED_DIR
 from git_teddy.hooks import hook_source
 from git_teddy.hooks.managers import Place, place
 
@@ -51,9 +52,8 @@ def shipped_block(name: str, prefix: str, python: str | None = None) -> str:
     if span is None:
         raise TeddyError(f"the shipped hook {name} has no git-teddy block", "reinstall git-teddy")
     block = text[span[0] : span[1]]
-    return block.replace("@PYTHON@", shlex.quote(python or sys.executable)).replace(
-        "@PREFIX@", prefix
-    )
+    block = block.replace("@PYTHON@", shlex.quote(python or sys.executable))
+    return block.replace("@PREFIX@", prefix).replace("@APPLIED@", f"{DERIVED_DIR}/{APPLIED_BLOBS}")
 
 
 def find_block(text: str) -> tuple[int, int] | None:

@@ -5,15 +5,20 @@ A staged path counts when its staged blob differs from HEAD's, equals the path's
 turn's result snapshot (the `Teddy-Snapshot` of the turn's report commit) and differs from
 the path's blob in the snapshot the turn started from (the result's parent): the turn wrote
 it. The most recent such turn is named; `--if-exists addIfDifferent` keeps it idempotent.
-Merges and squashes are skipped. An amend (`--amend`, `--amend --no-edit`) is counted against
-HEAD's parent, so its trailers stay; `--amend -m MSG` cannot be told apart from a plain
-`-m` (git passes no sign of the amend), so a new message written that way has none.
+Merges and squashes are skipped. An amend (`--amend`, `--amend --no-edit`) is counted
+against HEAD's parent, so its trailers stay; `--amend -m MSG` cannot be told apart from a
+plain `-m` (git passes no sign of the amend), so a new message written that way has none.
+The shell block starts this side only when a staged blob is marked as applied (an empty
+file named by it in gitstore.layout `applied_blobs`), for an amend, or when the marks are
+not made yet: then this side makes them.
 Runs as `python -I -m git_teddy.hooks.prepare_commit_msg MSG_FILE [SOURCE [SHA]]`; any failure
 is a warning, never a failed commit.
 """
 
+import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from git_teddy.gitstore.changes import (
     add_trailers,
@@ -21,13 +26,17 @@ from git_teddy.gitstore.changes import (
     history_trailers,
     object_ids,
     staged_blobs,
+    written_blobs,
 )
-from git_teddy.gitstore.plumbing import list_refs
+from git_teddy.gitstore.layout import APPLIED_BLOBS, DERIVED_DIR, Layout
+from git_teddy.gitstore.permissions import Shared
+from git_teddy.gitstore.plumbing import list_refs, read_config
 from git_teddy.hooks import ref_prefix
 from git_teddy.session.refnames import is_session_branch, session_ref_patterns
 
 SKIPPED_SOURCES = {"merge", "squash"}  # git wrote the message from other commits
 TRAILER_KEYS = ("Teddy-Session", "Teddy-Turn", "Teddy-Snapshot")
+APPLIED_ENV = "TEDDY_HOOK_APPLIED"  # the applied marks' folder, as the shell block found it
 
 
 @dataclass(frozen=True)
@@ -79,12 +88,29 @@ def applied_turn(staged: dict[str, str], turns: list[Turn]) -> Turn | None:
     return None
 
 
+def seed_applied(turns: list[Turn]) -> None:
+    """Make the applied marks the shell block checks (gitstore.layout `applied_blobs`) when
+    they are not there yet: every blob a turn's result wrote, so the shell answers as this
+    side would for every session known now; teddy marks what it applies later."""
+    where = os.environ.get(APPLIED_ENV)
+    if not where or os.path.exists(where):
+        return
+    path = Path(where)
+    if path.parent.name != DERIVED_DIR or path.name != APPLIED_BLOBS:
+        return  # not a path the installed block names
+    config = read_config(None, "core")
+    layout = Layout(path.parent.parent, Shared.from_config(config))
+    layout.seed_applied(sorted(written_blobs([t.snapshot for t in turns])))
+
+
 def run(args: list[str]) -> None:
     message_file, source, sha = (*args, "", "")[:3]
     if source in SKIPPED_SOURCES:
         return
     staged = staged_blobs(base_commit(source, sha))
-    turn = applied_turn(staged, executed_turns(session_tips(ref_prefix())))
+    turns = executed_turns(session_tips(ref_prefix()))
+    seed_applied(turns)
+    turn = applied_turn(staged, turns)
     if turn is not None:
         add_trailers(message_file, [("Teddy-Session", turn.session), ("Teddy-Turn", turn.turn)])
 

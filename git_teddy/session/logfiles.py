@@ -3,6 +3,7 @@ the I/O edge of the session log. The store is given `log_writer(...)` and calls 
 session commit; it never builds or renders a log itself."""
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, cast
 
 import yaml
@@ -23,12 +24,13 @@ from git_teddy.artifacts.names import is_turn_name, turn_depth
 from git_teddy.artifacts.plan.models import Plan
 from git_teddy.artifacts.plan.parse import check_plan
 from git_teddy.artifacts.report import ExecutionReport, parse_report
-from git_teddy.artifacts.sessionlog.build import TurnFiles, build_log
+from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version, build_log
 from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.artifacts.yamlio import load_yaml
 from git_teddy.gitstore import GitRepo
+from git_teddy.session.logcache import TurnCache
 from git_teddy.settings import SUBAGENT_MODE
 
 # What the log keeps from its previous version (the rest is derived from the turns).
@@ -49,19 +51,26 @@ class LogWriter:
     def __init__(self, repo: GitRepo, mode_setting: str | None) -> None:
         self.repo = repo
         self.mode_setting = mode_setting  # teddy.subagentMode, checked when first needed
+        self.cache = TurnCache(repo.layout)  # turn folders already read, by tree id
 
     def __call__(self, tree: str, updates: Mapping[str, Any]) -> dict[str, bytes]:
-        return session_log_files(self.repo, tree, updates, subagent_mode(self.mode_setting))
+        mode = subagent_mode(self.mode_setting)
+        return session_log_files(self.repo, tree, updates, mode, self.cache)
 
 
 def session_log_files(
-    repo: GitRepo, tree: str, updates: Mapping[str, Any], mode: SubagentMode
+    repo: GitRepo,
+    tree: str,
+    updates: Mapping[str, Any],
+    mode: SubagentMode,
+    cache: TurnCache,
 ) -> dict[str, bytes]:
     """`session.md` and `subagents/<id>.md` for a branch whose tree is `tree`; `updates`
-    override kept frontmatter fields (status, resume_point, ended)."""
+    override kept frontmatter fields (status, resume_point, ended). Turn folders found in
+    `cache` are not read again: the work is that of the folders the commit changed."""
     previous = repo.read_file(tree, SESSION_LOG)
     old, _ = frontmatter.parse(previous.decode("utf-8", "replace") if previous else "")
-    turns = read_turns(repo, tree)
+    turns = read_turns(repo, tree, cache)
     built = build_log(_meta(old, updates, turns), turns, mode)
     files = {SESSION_LOG: render_log(built.log).encode()}
     for session_id, log in built.subagents.items():
@@ -87,22 +96,27 @@ def _meta(
     return SessionMeta.model_validate(fields)
 
 
-def read_turns(repo: GitRepo, tree: str) -> list[TurnFiles]:
-    names = [n for n, is_dir in repo.list_dir(tree).items() if is_dir and is_turn_name(n)]
-    turns = [read_turn(repo, tree, name) for name in sorted(names, key=turn_depth)]
+def read_turns(repo: GitRepo, tree: str, cache: TurnCache) -> list[TurnFiles]:
+    folders = {name: id for name, id in repo.folder_ids(tree).items() if is_turn_name(name)}
+    turns = [
+        cache.turn(folders[name], partial(read_turn, repo, folders[name], name))
+        for name in sorted(folders, key=turn_depth)
+    ]
     return [turn for turn in turns if turn is not None]
 
 
-def read_turn(repo: GitRepo, tree: str, name: str) -> TurnFiles | None:
+def read_turn(repo: GitRepo, folder: str, name: str) -> TurnFiles | None:
+    """The turn folder `name`, whose tree is `folder`; None when it is not one teddy wrote."""
+
     def text(path: str) -> str | None:
-        data = repo.read_file(tree, f"{name}/{path}")
+        data = repo.read_file(folder, path)
         return data.decode("utf-8", "replace") if data is not None else None
 
     try:
         record = TurnRecord.model_validate(load_yaml(text(TURN_RECORD) or "null"))
     except (ValidationError, yaml.YAMLError):
         return None  # not a turn folder teddy wrote
-    attempts = repo.list_dir(tree, f"{name}/{ATTEMPTS_DIR}")
+    attempts = repo.list_dir(folder, ATTEMPTS_DIR)
     problems = [
         text(f"{ATTEMPTS_DIR}/{file}") or ""
         for file in sorted(attempts)
@@ -114,7 +128,7 @@ def read_turn(repo: GitRepo, tree: str, name: str) -> TurnFiles | None:
         plan=_plan(text(PLAN)),
         report=_report(text(REPORT)),
         user_prompt=text(USER_PROMPT),
-        system_prompt=text(SYSTEM_PROMPT),
+        prompt_version=agent_version(text(SYSTEM_PROMPT)),  # all the log needs of it
         problems=problems,
     )
 

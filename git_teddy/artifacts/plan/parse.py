@@ -96,7 +96,24 @@ def parse_plan(text: str) -> Plan:
 def check_plan(text: str, seconds: float | None = None) -> tuple[Plan | None, list[Problem]]:
     """(the plan, []) or (None, the problems in line order), within `seconds` (by default
     bounds.deadline_for the text) whatever the text: a text too large, too deeply nested or
-    too slow to read is a problem."""
+    too slow to read is a problem. A text read again in the same process (the plan a command
+    parsed, then the session log of its commit) is not parsed again: plans and problems are
+    frozen, so the answer is shared."""
+    key = (text, seconds)
+    found = _CHECKED.pop(key, None)
+    if found is None:
+        found = _check_plan(text, seconds)
+    _CHECKED[key] = found  # the most recent last, so the oldest goes first
+    while len(_CHECKED) > _CHECKED_KEPT:
+        del _CHECKED[next(iter(_CHECKED))]
+    return found[0], list(found[1])
+
+
+_CHECKED: dict[tuple[str, float | None], tuple[Plan | None, list[Problem]]] = {}
+_CHECKED_KEPT = 8  # a command parses its own turn's plan (and a pipeline a few more)
+
+
+def _check_plan(text: str, seconds: float | None) -> tuple[Plan | None, list[Problem]]:
     too_big = size_problem(text)
     if too_big is not None:
         return None, [too_big]

@@ -62,11 +62,13 @@ class TurnFiles:
     user_prompt: str | None = None
     system_prompt: str | None = None
     problems: Sequence[str] = ()  # attempts/NN.problems.txt, oldest first
+    # agent_version(system_prompt), when the prompt itself was left behind (a cached turn)
+    prompt_version: str | None = None
 
     @property
     def agent(self) -> str:
         name = self.record.agent or "unknown"
-        version = agent_version(self.system_prompt)
+        version = self.prompt_version or agent_version(self.system_prompt)
         return f"{name}@{version}" if version else name
 
     @property
