@@ -105,16 +105,32 @@ def test_every_callout_kind_is_styled(page: str) -> None:
         assert f".callout-{kind}{{" in page, kind  # and its style is there
 
 
+def text_of(html: str) -> str:
+    """What a reader sees of some HTML: tags dropped, entities read."""
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
 def test_each_executed_turn_shows_its_change_as_hunks(page: str, story: Story) -> None:
     parse_once = parse(page)
     assert parse_once.with_class("hunk") and parse_once.with_class("add")
-    body = unescape(section(page, "02"))
+    body = text_of(section(page, "02"))
     assert "diff --git a/check.py b/check.py" in body
     assert "-sys.exit('check failed: VALUE is 1')" in body
     assert "+print('check passed')" in body
     assert 'class="del"' in section(page, "02") and 'class="add"' in section(page, "02")
-    assert "+tag, then publish" in unescape(section(page, "06"))
+    assert "+tag, then publish" in text_of(section(page, "06"))
     assert "no changes to the project" in section(page, "03")  # a chat changes nothing
+
+
+def test_hunks_are_syntax_highlighted(page: str) -> None:
+    """check.py's lines are Python: its strings are coloured, and the colours are styled."""
+    hunks = section(page, "02")
+    assert '<span class="s">&#x27;check passed&#x27;</span>' in hunks
+    assert re.search(r'<div class="add">\+print\(<span class="s">', hunks)
+    for token in ("k", "s", "c", "n"):
+        assert f".diff .{token}{{" in page, token
+    # the file header and hunk header are never coloured as code
+    assert '<div class="file">diff --git a/check.py b/check.py</div>' in hunks
 
 
 def test_the_session_log_and_frontmatter(page: str, story: Story) -> None:

@@ -11,6 +11,7 @@ from html import escape
 
 from git_teddy.artifacts.report import ExecutionReport
 from git_teddy.artifacts.sessionlog.model import Block, Callout, Phase, SessionLog, Tasks, ToolCalls
+from git_teddy.review.highlight import highlight, language_of
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ font:13px/1.45 ui-monospace,monospace}
 .diff .file{background:#eaeef2;font-weight:bold;padding:.3em .6em}
 .diff .hunk{background:#ddf4ff;color:#0550ae}
 .diff .add{background:#dafbe1}.diff .del{background:#ffebe9}.diff .meta{color:#59636e}
+.diff .k{color:#cf222e}.diff .s{color:#0a3069}.diff .c{color:#6e7781;font-style:italic}
+.diff .n{color:#0550ae}
 details>summary{cursor:pointer;color:#0969da}
 ul.tree{list-style:none;padding-left:1.2em;border-left:1px dashed #d0d7de}
 .status-SUCCESS{color:#1a7f37}.status-FAILURE{color:#cf222e}.status-ABORTED{color:#bf8700}
@@ -256,12 +259,15 @@ def _report(report: ExecutionReport | None) -> str:
 
 def diff_html(patch: str) -> str:
     """A unified diff with one line per element, classed by what it is (file header, hunk
-    header, added, removed, context)."""
+    header, added, removed, context), the code in hunks coloured by its file's language."""
     lines = []
     in_hunk = False  # a removed line reading "--- x" is not a file header
+    language: str | None = None
     for line in patch.splitlines():
         if line.startswith("diff --git "):
             kind, in_hunk = "file", False
+            # the new side's name ends the line (quoted when it has odd characters)
+            language = language_of(line.rsplit(" ", 1)[-1].strip('"'))
         elif line.startswith("@@"):
             kind, in_hunk = "hunk", True
         elif not in_hunk:
@@ -272,5 +278,9 @@ def diff_html(patch: str) -> str:
             kind = "del"
         else:
             kind = "ctx"
-        lines.append(f'<div class="{kind}">{escape(line) or " "}</div>')
+        if kind in ("add", "del", "ctx") and line:
+            text = escape(line[0]) + highlight(line[1:], language)
+        else:
+            text = escape(line) or " "
+        lines.append(f'<div class="{kind}">{text}</div>')
     return f'<div class="diff">{"".join(lines)}</div>'
