@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "blame": "git_teddy.cli.turn_cmds:blame",
     "diff": "git_teddy.cli.review_cmds:diff",
     "export": "git_teddy.cli.review_cmds:export",
+    "serve": "git_teddy.cli.review_cmds:serve",
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
     "config": "git_teddy.cli.config_cmds:config",

@@ -91,3 +91,28 @@ def _page_file(folder: Path | None, html_file: str | None) -> Path | None:
     if folder is not None:
         return folder / "index.html"
     return None if html_file in (None, "-") else Path(str(html_file))
+
+
+@click.command()
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="The port on 127.0.0.1 (0: any free port).",
+)
+def serve(port: int) -> None:
+    """Serve the review pages of every session in this repository (fetched ones too) on
+    127.0.0.1, read-only: a list with the filters of `list` at /, each session's page (the
+    one `export` writes) at /session/ID. Stop with Ctrl-C."""
+    from git_teddy.review.serve import serve as run_server
+
+    store = open_workspace().store
+
+    def ready(url: str) -> None:
+        click.echo(f"serving the sessions at {url} (read-only; Ctrl-C stops)")
+
+    try:
+        run_server(store, port, ready)
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)
