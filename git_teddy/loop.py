@@ -49,6 +49,7 @@ class LoopOutcome:
     cost: float  # USD spent on the turns planned by this run (unknown costs count as 0)
     last_turn: str | None
     error: TeddyError | None = None
+    unknown_costs: int = 0  # planned turns whose model reported no cost
 
 
 # ---- what the user is shown ----------------------------------------------------------------
@@ -106,6 +107,7 @@ class _Progress:
     turns: int = 0
     cost: float = 0.0
     unknown_cost_noted: bool = False
+    unknown_costs: int = 0
 
 
 def _limit_reached(progress: _Progress, limits: LoopLimits) -> StopReason | None:
@@ -172,6 +174,7 @@ def _plan(
         ui.progress("note: the model reports no cost; --max-cost counts such turns as $0")
         progress.unknown_cost_noted = True
     progress.cost += cost or 0.0
+    progress.unknown_costs += cost is None
     ui.show("\n" + "\n".join(planned.summary_lines()))
     return planned
 
@@ -202,7 +205,8 @@ def run_loop(
 
     def outcome(reason: StopReason, error: TeddyError | None = None) -> LoopOutcome:
         turns, cost = progress.turns, progress.cost
-        return LoopOutcome(reason, turns, cost, _last_turn(ws, session), error)
+        last, unknown = _last_turn(ws, session), progress.unknown_costs
+        return LoopOutcome(reason, turns, cost, last, error, unknown)
 
     message = first_message
     try:
@@ -253,4 +257,13 @@ def describe_outcome(outcome: LoopOutcome) -> str:
         "error": "planning failed",
     }[outcome.reason]
     last = f", last turn {outcome.last_turn}" if outcome.last_turn else ""
-    return f"loop stopped: {why} ({outcome.turns} turn(s), ${outcome.cost:.4f}{last})"
+    return f"loop stopped: {why} ({outcome.turns} turn(s), {_cost_said(outcome)}{last})"
+
+
+def _cost_said(outcome: LoopOutcome) -> str:
+    """The run's cost, never a made-up $0.0000 for turns whose model reported none."""
+    if not outcome.unknown_costs:
+        return f"${outcome.cost:.4f}"
+    if not outcome.cost:
+        return "cost unknown"
+    return f"${outcome.cost:.4f} + unknown"

@@ -42,6 +42,8 @@ from git_teddy.session.workspace import Workspace
 from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
 from git_teddy.ui import UI, Decision
 
+STOPPED_BY_USER = "skipped: stopped by the user"  # an action after the one the user quit at
+
 
 @dataclass(frozen=True)
 class ExecutionResult:
@@ -114,7 +116,9 @@ def _run_actions(
             journal.update(actions=logs, status=status, running=None)
             continue
         if status != "SUCCESS":
-            logs.append(_log(index, action, "SKIPPED"))
+            # After a `q` nothing failed: the log must not say "an earlier action failed".
+            why = STOPPED_BY_USER if status == "ABORTED" else None
+            logs.append(_log(index, action, "SKIPPED", reason=why))
             continue
         ui.show(f"\n[{index}/{total}] {describe(action)}")
         decision = Decision("auto") if approve_rest else ui.approve_action(action)
