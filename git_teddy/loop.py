@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from git_teddy.artifacts.report import ExecutionReport
+from git_teddy.artifacts.sessionlog.callouts import read_acted_on, read_user
+from git_teddy.artifacts.sessionlog.model import Phase
 from git_teddy.errors import TeddyError
 from git_teddy.execute.runner import ExecutionResult, execute_turn
 from git_teddy.planning.turn import PlannedTurn, plan_turn
@@ -154,6 +156,45 @@ def pause(ws: Workspace, session: str, ui: UI) -> None:
     last = pause_session(ws, session)
     where = f" at turn {last}" if last else ""
     ui.progress(f"\npaused session {session}{where}; resume with: git teddy resume {session}")
+
+
+def resume_context(ws: Workspace, session: str) -> list[str]:
+    """Where `resume` picks a session up (spec 003: it displays the resume context): the
+    session and its status, the turn it resumes at with its agent, plan title and status,
+    the message that turn was planned from, and what happens first."""
+    store = ws.store
+    log = store.read_log(session)
+    point = log.meta.resume_point or _last_turn(ws, session)
+    branch = store.current_branch(session)
+    state = f"{log.meta.status}, branch {branch}"
+    phase = log.phase(point) if point else None
+    if phase is None:
+        return [f"resuming {session} ({state}): no turn yet, the first plan starts it"]
+    lines = [f"resuming {session} at turn {phase.turn} ({state})"]
+    lines.append(f"  turn {phase.turn} (@{phase.agent}, {phase.status}): {phase.title}")
+    message = _planned_from(phase)
+    if message is not None:
+        lines.append(f"  its message: {_one_line(message)}")
+    pending = pending_turn(store, session, branch)
+    if pending is not None:
+        lines.append(f"  pending: turn {pending.turn}'s plan has no report; it is executed first")
+    else:
+        lines.append("  pending: nothing; the next turn is planned from your message")
+    return lines
+
+
+def _planned_from(phase: Phase) -> str | None:
+    """The user's message the phase's turn was planned from (its `[!user]` callout)."""
+    for callout in phase.callouts("user"):
+        words, acted_on = read_user(callout)
+        if read_acted_on(acted_on)[0] == "message":
+            return words
+    return None
+
+
+def _one_line(text: str, limit: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
 def _plan(

@@ -9,10 +9,11 @@ import pexpect
 import yaml
 
 from git_teddy.errors import EXIT_USER_ERROR
+from git_teddy.loop import CONTINUE_MESSAGE
 from testing.commands import Teddy, git
 from testing.llm_servers import OpenAIServer, model_reply
-from testing.plans import create, execute, plan_text
-from testing.sessions import report_of, start
+from testing.plans import CONCLUDE, INVOKE, create, edit, execute, plan_text
+from testing.sessions import queue, report_of, start
 
 
 def subjects(repo: Path, env: dict, session: str) -> list[str]:
@@ -173,3 +174,74 @@ def test_a_reply_is_the_next_message_only_when_it_was(repo: Path, teddy: Teddy, 
     shown = teddy.ok(repo, "show").stdout
     assert shown.count("“Which name?”; it became the next turn's message") == 1
     assert shown.count("the next turn was planned from another message") == 1
+
+
+# ---- resume --------------------------------------------------------------------------------
+
+
+def test_resume_shows_where_it_resumes(repo: Path, teddy: Teddy, replies: Path) -> None:
+    queue(replies, plan_text(CONCLUDE), titled("Tidy up", CONCLUDE))
+    session = teddy.ok(repo, "new", "resumed").stdout.strip()
+    plan_file = repo.parent / "plan.md"
+    plan_file.write_text(titled("Add one", create("one.txt", "1\n")))
+    teddy.ok(repo, "plan", "-m", "add the\none file", "--from-file", str(plan_file))
+    teddy.ok(repo, "pause")
+    first = teddy.ok(repo, "resume", "--yolo").stdout.splitlines()
+    assert first[:4] == [
+        f"resuming {session} at turn 01 (paused, branch main)",
+        "  turn 01 (@pathfinder@1.0, planned): Add one",
+        "  its message: add the one file",
+        "  pending: turn 01's plan has no report; it is executed first",
+    ]
+    teddy.ok(repo, "pause")
+    again = teddy.ok(repo, "resume", "--yolo", "-m", "tidy").stdout.splitlines()
+    assert again[:4] == [
+        f"resuming {session} at turn 02 (paused, branch main)",
+        "  turn 02 (@pathfinder@1.0, success): A plan",
+        f"  its message: {CONTINUE_MESSAGE}",
+        "  pending: nothing; the next turn is planned from your message",
+    ]
+
+
+# ---- teddy.apply=ask -----------------------------------------------------------------------
+
+
+def test_apply_ask_shows_the_change_before_asking(repo: Path, teddy: Teddy, env: dict) -> None:
+    long = "".join(f"line {n}\n" for n in range(300))
+    start(repo, teddy, create("notes.txt", long), edit("app.py", "print('hello')", "print('hi')"))
+    git(repo, env, "config", "teddy.apply", "ask")
+    child = pexpect.spawn(
+        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=30
+    )
+    child.expect(r"\[q\]uit")
+    child.sendline("a")
+    child.expect(r"Apply the result to your working tree\? \[Y/n\]")
+    shown = child.before.replace("\r\n", "\n")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    child.close()
+    change = shown[shown.index("The change to apply:") :]
+    assert " app.py    |   2 +-\n notes.txt | 300 ++++" in change
+    assert " 2 files changed, 301 insertions(+), 1 deletion(-)" in change
+    assert "-print('hello')\n+print('hi')\n" in change
+    assert "+line 150\n" in change and "+line 299\n" not in change  # cut, and said so
+    assert "more line(s); the whole change: git diff " in change
+    assert not (repo / "notes.txt").exists()  # declined: nothing applied
+
+
+# ---- show with embedded subagents ----------------------------------------------------------
+
+
+def test_show_expands_embedded_subagents(
+    repo: Path, teddy: Teddy, env: dict, replies: Path
+) -> None:
+    queue(replies, plan_text(INVOKE), titled("Write it", CONCLUDE))
+    git(repo, env, "config", "teddy.subagentMode", "embed")
+    session = teddy.ok(repo, "new", "embeds").stdout.strip()
+    teddy.ok(repo, "continue", "--yolo", "-m", "delegate", "--max-turns", "2")
+    log = git(repo, env, "show", f"teddy/{session}/main:session.md")
+    assert f"> ![[{session}.02-dev]]" in log  # the file keeps the embed, as Obsidian reads it
+    shown = teddy.ok(repo, "show").stdout
+    assert f"![[{session}" not in shown
+    assert f"   ▌ embedded: {session}.02-dev\n   ▌ ── 02 · Write it  @dev@1.0 #cli" in shown
+    assert "   ▌ ✔ CONCLUDE → control returns to the invoking agent" in shown
