@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from git_teddy.artifacts.report import ExecutionReport
+from git_teddy.artifacts.sessionlog.callouts import read_acted_on, read_user
+from git_teddy.artifacts.sessionlog.model import Phase
 from git_teddy.errors import TeddyError
 from git_teddy.execute.runner import ExecutionResult, execute_turn
 from git_teddy.planning.turn import PlannedTurn, plan_turn
@@ -49,6 +51,7 @@ class LoopOutcome:
     cost: float  # USD spent on the turns planned by this run (unknown costs count as 0)
     last_turn: str | None
     error: TeddyError | None = None
+    unknown_costs: int = 0  # planned turns whose model reported no cost
 
 
 # ---- what the user is shown ----------------------------------------------------------------
@@ -106,6 +109,7 @@ class _Progress:
     turns: int = 0
     cost: float = 0.0
     unknown_cost_noted: bool = False
+    unknown_costs: int = 0
 
 
 def _limit_reached(progress: _Progress, limits: LoopLimits) -> StopReason | None:
@@ -154,6 +158,45 @@ def pause(ws: Workspace, session: str, ui: UI) -> None:
     ui.progress(f"\npaused session {session}{where}; resume with: git teddy resume {session}")
 
 
+def resume_context(ws: Workspace, session: str) -> list[str]:
+    """Where `resume` picks a session up (spec 003: it displays the resume context): the
+    session and its status, the turn it resumes at with its agent, plan title and status,
+    the message that turn was planned from, and what happens first."""
+    store = ws.store
+    log = store.read_log(session)
+    point = log.meta.resume_point or _last_turn(ws, session)
+    branch = store.current_branch(session)
+    state = f"{log.meta.status}, branch {branch}"
+    phase = log.phase(point) if point else None
+    if phase is None:
+        return [f"resuming {session} ({state}): no turn yet, the first plan starts it"]
+    lines = [f"resuming {session} at turn {phase.turn} ({state})"]
+    lines.append(f"  turn {phase.turn} (@{phase.agent}, {phase.status}): {phase.title}")
+    message = _planned_from(phase)
+    if message is not None:
+        lines.append(f"  its message: {_one_line(message)}")
+    pending = pending_turn(store, session, branch)
+    if pending is not None:
+        lines.append(f"  pending: turn {pending.turn}'s plan has no report; it is executed first")
+    else:
+        lines.append("  pending: nothing; the next turn is planned from your message")
+    return lines
+
+
+def _planned_from(phase: Phase) -> str | None:
+    """The user's message the phase's turn was planned from (its `[!user]` callout)."""
+    for callout in phase.callouts("user"):
+        words, acted_on = read_user(callout)
+        if read_acted_on(acted_on)[0] == "message":
+            return words
+    return None
+
+
+def _one_line(text: str, limit: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
 def _plan(
     ws: Workspace,
     session: str,
@@ -172,6 +215,7 @@ def _plan(
         ui.progress("note: the model reports no cost; --max-cost counts such turns as $0")
         progress.unknown_cost_noted = True
     progress.cost += cost or 0.0
+    progress.unknown_costs += cost is None
     ui.show("\n" + "\n".join(planned.summary_lines()))
     return planned
 
@@ -202,7 +246,8 @@ def run_loop(
 
     def outcome(reason: StopReason, error: TeddyError | None = None) -> LoopOutcome:
         turns, cost = progress.turns, progress.cost
-        return LoopOutcome(reason, turns, cost, _last_turn(ws, session), error)
+        last, unknown = _last_turn(ws, session), progress.unknown_costs
+        return LoopOutcome(reason, turns, cost, last, error, unknown)
 
     message = first_message
     try:
@@ -253,4 +298,13 @@ def describe_outcome(outcome: LoopOutcome) -> str:
         "error": "planning failed",
     }[outcome.reason]
     last = f", last turn {outcome.last_turn}" if outcome.last_turn else ""
-    return f"loop stopped: {why} ({outcome.turns} turn(s), ${outcome.cost:.4f}{last})"
+    return f"loop stopped: {why} ({outcome.turns} turn(s), {_cost_said(outcome)}{last})"
+
+
+def _cost_said(outcome: LoopOutcome) -> str:
+    """The run's cost, never a made-up $0.0000 for turns whose model reported none."""
+    if not outcome.unknown_costs:
+        return f"${outcome.cost:.4f}"
+    if not outcome.cost:
+        return "cost unknown"
+    return f"${outcome.cost:.4f} + unknown"

@@ -157,7 +157,7 @@ def test_plan_killed_at_a_step_leaves_the_session_usable(
     else:
         again = teddy.ok(repo, *args)  # not recorded: planned again, as turn 01
     log = git(repo, env, "log", "--format=%s", f"teddy/{session}/main").splitlines()
-    assert log.count("teddy: 01 plan") == 1
+    assert log.count("teddy: 01 plan: A plan") == 1
     teddy.ok(repo, "execute", "-y")
     assert (repo / "new.txt").read_text() == "new\n"
     check_after(repo, env, before, killed.stderr, again.stderr)

@@ -58,7 +58,7 @@ def test_a_second_plan_refuses_before_asking_the_model(
     assert len(openai_server.requests) == 1  # the second never asked the model
     _, err = first.communicate(timeout=60)
     assert first.returncode == 0, err
-    assert subjects(repo, env, session).count("teddy: 01 plan") == 1
+    assert subjects(repo, env, session).count("teddy: 01 plan: A plan") == 1
     assert git(repo, env, "show", f"teddy/{session}/main:01/user_prompt.txt") == "first\n"
     assert_fsck_clean(repo, env)
 
@@ -80,9 +80,9 @@ def test_a_branch_that_moved_while_planning_keeps_the_reply(
     kept = Path(err.split("the model's reply is kept in ")[1].split(";")[0])
     assert kept.read_text() == plan_text(create("new.txt", "new\n"))
     assert subjects(repo, env, session)[0] == "teddy: session paused"
-    assert "teddy: 01 plan" not in subjects(repo, env, session)
+    assert "teddy: 01 plan: A plan" not in subjects(repo, env, session)
     teddy.ok(repo, "plan", "-m", "again", "--from-file", str(kept))  # the way the hint gives
-    assert subjects(repo, env, session).count("teddy: 01 plan") == 1
+    assert subjects(repo, env, session).count("teddy: 01 plan: A plan") == 1
     assert_fsck_clean(repo, env)
 
 

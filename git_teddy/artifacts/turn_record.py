@@ -1,10 +1,20 @@
 """`turn.yaml`, the turn record (pure): who planned a turn, from which snapshot, what it cost,
 and how it ended; its `Teddy-*` trailers are derived from it."""
 
+from decimal import Decimal
+
 import yaml
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from git_teddy.artifacts.yamlio import Unreadable, load_model
+
+COST_DECIMALS = 10  # USD; prices per million tokens have at most a few decimals
+
+
+def decimal_text(value: float) -> str:
+    """`value` as a plain decimal (0.0003777, 0.00001), never `1e-05` or float noise."""
+    text = format(Decimal(repr(round(value, COST_DECIMALS))), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 class TurnRecord(BaseModel):
@@ -28,6 +38,13 @@ class TurnRecord(BaseModel):
     executed_at: str | None = None
     redactions: list[dict[str, object]] = []  # secrets kept out of the plan commit, and where
 
+    @field_validator("cost")
+    @classmethod
+    def _rounded(cls, cost: float | None) -> float | None:
+        # A sum of per-call costs carries float noise (0.00037769999999999997); a
+        # nano-dollar is far below any price's precision.
+        return None if cost is None else round(cost, COST_DECIMALS)
+
     def to_yaml(self) -> bytes:
         return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True).encode()
 
@@ -49,7 +66,7 @@ class TurnRecord(BaseModel):
             "Teddy-Snapshot": self.snapshot if phase == "report" else None,
             "Teddy-Tokens-In": self.tokens_in,
             "Teddy-Tokens-Out": self.tokens_out,
-            "Teddy-Cost": self.cost,
+            "Teddy-Cost": None if self.cost is None else decimal_text(self.cost),
         }
         return {key: str(value) for key, value in values.items() if value is not None}
 

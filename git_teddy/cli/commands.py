@@ -9,6 +9,7 @@ COMMANDS: dict[str, str] = {
     "log": "git_teddy.cli.session_cmds:log",
     "plan": "git_teddy.cli.turn_cmds:plan",
     "execute": "git_teddy.cli.turn_cmds:execute",
+    "discard": "git_teddy.cli.turn_cmds:discard",
     "start": "git_teddy.cli.loop_cmds:start",
     "continue": "git_teddy.cli.loop_cmds:continue_",
     "resume": "git_teddy.cli.loop_cmds:resume",

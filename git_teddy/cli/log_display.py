@@ -2,6 +2,8 @@
 as coloured bars. Styles are ANSI codes that the caller's `click.echo` keeps or drops as
 git_teddy.cli.color decides (by default: kept on a terminal, dropped when piped)."""
 
+from collections.abc import Mapping
+
 import click
 
 from git_teddy.artifacts.sessionlog.model import Block, Callout, Phase, SessionLog, Tasks, ToolCalls
@@ -16,8 +18,10 @@ CALL_SIGNS = {
 TASK_SIGNS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 
 
-def display_log(log: SessionLog) -> str:
-    return "\n\n".join([display_meta(log), *(display_phase(p) for p in log.phases)]) + "\n"
+def display_log(log: SessionLog, embeds: Mapping[str, SessionLog] | None = None) -> str:
+    """The log; a subagent it embeds (`![[id]]`) is drawn in its callout from `embeds`."""
+    phases = [display_phase(p, embeds or {}) for p in log.phases]
+    return "\n\n".join([display_meta(log), *phases]) + "\n"
 
 
 def display_meta(log: SessionLog) -> str:
@@ -38,7 +42,7 @@ def display_meta(log: SessionLog) -> str:
     return "\n".join([title, *lines])
 
 
-def display_phase(phase: Phase) -> str:
+def display_phase(phase: Phase, embeds: Mapping[str, SessionLog]) -> str:
     heading = click.style(f"── {phase.turn} · {phase.title}", bold=True)
     who = click.style(f"@{phase.agent} #{phase.channel}", fg="blue")
     figures = [phase.status, phase.time]
@@ -49,13 +53,13 @@ def display_phase(phase: Phase) -> str:
     if phase.cost is not None:
         figures.append(f"${phase.cost:.4f}")
     lines = [f"{heading}  {who}", click.style("   " + " · ".join(figures), dim=True)]
-    lines += [display_block(block) for block in phase.blocks]
+    lines += [display_block(block, embeds) for block in phase.blocks]
     return "\n".join(lines)
 
 
-def display_block(block: Block) -> str:
+def display_block(block: Block, embeds: Mapping[str, SessionLog]) -> str:
     if isinstance(block, Callout):
-        return display_callout(block)
+        return display_callout(block, embeds)
     if isinstance(block, ToolCalls):
         rows = []
         for call in block.calls:
@@ -68,10 +72,25 @@ def display_block(block: Block) -> str:
     return "\n".join(["   Tasks:", *rows])
 
 
-def display_callout(callout: Callout) -> str:
+def display_callout(callout: Callout, embeds: Mapping[str, SessionLog]) -> str:
     color = CALLOUT_COLORS[callout.kind]
     bar = click.style("   ▌", fg=color)
     label = click.style(callout.kind.upper(), fg=color, bold=True)
     head = f"{bar} {label}" + (f" {callout.title}" if callout.title else "")
-    body = [f"{bar} {line}" for line in callout.body.split("\n")] if callout.body else []
+    lines = callout.body.split("\n") if callout.body else []
+    body = [f"{bar} {line}" for line in _expanded(lines, embeds)]
     return "\n".join([head, *body])
+
+
+def _expanded(lines: list[str], embeds: Mapping[str, SessionLog]) -> list[str]:
+    """A callout's lines with each `![[id]]` it embeds replaced by that log's phases."""
+    out: list[str] = []
+    for line in lines:
+        sub = embeds.get(line[3:-2]) if line.startswith("![[") and line.endswith("]]") else None
+        if sub is None:
+            out.append(line)
+            continue
+        out.append(f"embedded: {sub.meta.session_id}")
+        for phase in sub.phases:
+            out += [row.removeprefix("   ") for row in display_phase(phase, embeds).split("\n")]
+    return out

@@ -152,12 +152,12 @@ def resume(
     becomes active again. The next plan is shown the session log up to its resume point
     (older phases cut to their decisions when it exceeds teddy.contextWindow). Then the
     loop goes on as with `continue`."""
+    from git_teddy.loop import resume_context
+
     ui = loop_ui(yolo, "resume")
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
-    point = ws.store.session_log(session_id).get("resume_point")
-    if point:
-        click.echo(f"resuming {session_id} at turn {point}")
+    click.echo("\n".join(resume_context(ws, session_id)))
     _run(ws, session_id, message, ui, max_turns, max_cost, context_depth, pipeline, resume=True)
 
 

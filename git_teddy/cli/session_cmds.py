@@ -63,7 +63,8 @@ def show(target: str | None, as_json: bool) -> None:
         return
     click.echo(views.session_text(summary, turns, store.branch_ref(session, "main")))
     if log:
-        click.echo("\n" + display_log(log), nl=False, color=use_color())
+        embeds = store.read_subagent_logs(log)  # teddy.subagentMode=embed: shown in place
+        click.echo("\n" + display_log(log, embeds), nl=False, color=use_color())
 
 
 @click.command()

@@ -114,11 +114,14 @@ def execute(session: str | None, yes: bool) -> int:
     7 applied where it merged with your edits, conflicts left to resolve (1: refused,
     nothing done)."""
     from git_teddy.cli.terminal import execute_ui
-    from git_teddy.execute.runner import execute_turn
+    from git_teddy.execute.runner import execute_turn, find_pending
 
-    ui = execute_ui(yes)
     ws = open_workspace()
-    result = execute_turn(ws, ws.store.resolve_session(session), ui)
+    session_id = ws.store.resolve_session(session)
+    # "nothing to execute" is the answer whether or not there is a terminal to ask on.
+    find_pending(ws.store, session_id)
+    ui = execute_ui(yes)
+    result = execute_turn(ws, session_id, ui)
     summary = result.report.run_summary
     click.echo(f"\nturn {result.turn.turn}: {summary.status}; snapshot {summary.snapshot}")
     if result.apply and result.apply.applied:
@@ -131,6 +134,23 @@ def execute(session: str | None, yes: bool) -> int:
     refused = str(summary.applied).startswith("not applied")  # it could not be served
     conflicts = bool(result.apply and result.apply.conflicts)
     return execute_exit_code(summary.status, refused, conflicts)
+
+
+@click.command()
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+def discard(session: str | None) -> None:
+    """Drop the pending plan without running it, so that `plan` can make another.
+
+    Nothing is lost: the turn is recorded as stopped (a report commit, every action
+    skipped, nothing applied), as if you had quit at its first approval; `show` and `log`
+    keep the plan."""
+    from git_teddy.execute.discard import discard_turn
+
+    ws = open_workspace()
+    done = discard_turn(ws, ws.store.resolve_session(session))
+    title = f": {done.title}" if done.title else ""
+    click.echo(f"turn {done.turn} discarded{title} ({done.actions} action(s) not run)")
+    click.echo("next: git teddy plan -m MESSAGE", err=True)
 
 
 def _show_conflicts(

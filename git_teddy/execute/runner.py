@@ -42,6 +42,9 @@ from git_teddy.session.workspace import Workspace
 from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
 from git_teddy.ui import UI, Decision
 
+APPLY_DIFF_LINES = 200  # of the diff teddy.apply=ask shows before it asks
+STOPPED_BY_USER = "skipped: stopped by the user"  # an action after the one the user quit at
+
 
 @dataclass(frozen=True)
 class ExecutionResult:
@@ -114,7 +117,9 @@ def _run_actions(
             journal.update(actions=logs, status=status, running=None)
             continue
         if status != "SUCCESS":
-            logs.append(_log(index, action, "SKIPPED"))
+            # After a `q` nothing failed: the log must not say "an earlier action failed".
+            why = STOPPED_BY_USER if status == "ABORTED" else None
+            logs.append(_log(index, action, "SKIPPED", reason=why))
             continue
         ui.show(f"\n[{index}/{total}] {describe(action)}")
         decision = Decision("auto") if approve_rest else ui.approve_action(action)
@@ -216,6 +221,8 @@ def _apply(
     mode = ws.settings.choice(APPLY)
     if snapshot == turn.record.base_snapshot:
         return None, None, "nothing to apply"
+    if mode == "ask" and not ui.unattended:  # -y approves without asking, so without showing
+        ui.show(_change_to_apply(ws, turn.record.base_snapshot, snapshot))
     if mode == "never" or (mode == "ask" and not ui.approve_apply()):
         return None, None, "not applied (teddy.apply)"
     # Whatever the user has now is saved first, so applying can always be undone.
@@ -239,6 +246,18 @@ def _apply(
     if result.conflicts:  # applied where it merged; the rest is the user's to resolve
         return result, user_state, f"conflicts in: {', '.join(result.conflicts)}"
     return result, user_state, True
+
+
+def _change_to_apply(ws: Workspace, base: str, snapshot: str) -> str:
+    """What `teddy.apply=ask` asks about: the change's --stat, then its diff (shown
+    without a pager, cut after APPLY_DIFF_LINES lines, with the `git diff` that has it whole)."""
+    stat = ws.repo.diff_stat(base, snapshot).rstrip("\n")
+    lines = ws.repo.diff_texts([(base, snapshot)])[0].splitlines()
+    shown = lines[:APPLY_DIFF_LINES]
+    if len(lines) > len(shown):
+        rest = len(lines) - len(shown)
+        shown.append(f"... {rest} more line(s); the whole change: git diff {base} {snapshot}")
+    return "\n".join(["\nThe change to apply:", stat, "", *shown])
 
 
 def _runnable_plan(ws: Workspace, turn: PendingTurn, plan_text: str, start: str) -> Plan:

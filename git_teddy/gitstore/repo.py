@@ -289,6 +289,12 @@ class GitRepo:
         found = self._patches(todo)
         return [found.get(pair, "") for pair in pairs]
 
+    def diff_stat(self, old: str, new: str) -> str:
+        """`git diff --stat` of two commits, plain (no colour, none of the user's diff
+        settings): what changed, a line a file."""
+        args = ["diff-tree", "-r", "--stat", "--no-color", "--no-ext-diff", old, new]
+        return runner.output(args, self.cwd)
+
     def _patches(self, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
         args = ["diff-tree", "--stdin", "-r", "-p", "--no-color", "--no-ext-diff", "--no-textconv"]
         lines = "".join(f"{new} {old}\n" for old, new in pairs)

@@ -68,6 +68,12 @@ def format_rate(total: Totals) -> str:
     return "-" if rate is None else f"{rate:.1%}"
 
 
+def cost_cell(cost: float, tokens: int) -> str:
+    """A summed cost, or `unknown` when tokens were spent and no model reported a price
+    (the index counts an unknown cost as 0: $0.0000 would be a made-up figure)."""
+    return "unknown" if tokens and not cost else f"${cost:.4f}"
+
+
 def stats_text(overall: Totals, groups: Mapping[str, Totals] | None, by: str | None) -> str:
     lines = [
         f"sessions      {overall.sessions}",
@@ -79,7 +85,7 @@ def stats_text(overall: Totals, groups: Mapping[str, Totals] | None, by: str | N
             else ""
         ),
         f"tokens        {overall.tokens}",
-        f"cost          ${overall.cost:.4f}",
+        f"cost          {cost_cell(overall.cost, overall.tokens)}",
         f"avg duration  {format_duration(overall.average_duration)}"
         + (f" (over {overall.timed} session{'s' * (overall.timed != 1)})" if overall.timed else ""),
     ]
@@ -95,7 +101,7 @@ def stats_text(overall: Totals, groups: Mapping[str, Totals] | None, by: str | N
                     str(t.failures),
                     format_rate(t),
                     str(t.tokens),
-                    f"${t.cost:.4f}",
+                    cost_cell(t.cost, t.tokens),
                     format_duration(t.average_duration),
                 ]
             )

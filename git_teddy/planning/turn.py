@@ -475,7 +475,9 @@ def _plan_on(
         secrets[CONTEXT_LOG] = sent
     extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     try:
-        record = record_plan(store, session, branch, files, inputs.agent, base, extra, tip)
+        record = record_plan(
+            store, session, branch, files, inputs.agent, base, extra, tip, plan.title
+        )
     except ConcurrentUpdateError as moved:
         raise _moved_meanwhile(ws, session, branch, attempts, moved) from None
     if files[PLAN] != original_plan:  # execute runs what the model wrote

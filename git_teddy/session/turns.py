@@ -14,6 +14,8 @@ from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.redact import MARKER_PREFIX, redact
 from git_teddy.session.store import SessionStore
 
+SUBJECT_TITLE_MAX = 60  # characters of a plan's title in its commit's subject
+
 
 @dataclass(frozen=True)
 class PendingTurn:
@@ -61,7 +63,8 @@ def ensure_no_pending(store: SessionStore, session: str, branch: str) -> None:
     if pending:
         raise TeddyError(
             f"turn {pending.turn} has a plan that has not been executed yet",
-            "run `git teddy execute` first (a plan without a report must be executed)",
+            "run `git teddy execute` first (a plan without a report must be executed), "
+            "or drop it with `git teddy discard`",
         )
 
 
@@ -89,8 +92,10 @@ def record_plan(
     base: str,
     usage: dict[str, object] | None = None,
     since: str | None = None,
+    title: str = "",
 ) -> TurnRecord:
-    """Commit a new turn's plan on `branch`: `files` go in the turn folder (with turn.yaml).
+    """Commit a new turn's plan on `branch`: `files` go in the turn folder (with turn.yaml);
+    the commit's subject names the plan's `title`.
     `usage` may give `model`, `tokens_in`, `tokens_out` and `cost`. `since` is the branch
     tip the turn was planned from: if the branch has moved since, ConcurrentUpdateError
     (the turn's number, parent and history would be another turn's)."""
@@ -117,9 +122,18 @@ def record_plan(
     )
     turn_files = {f"{turn}/{name}": data for name, data in files.items()}
     turn_files[f"{turn}/{TURN_RECORD}"] = record.to_yaml()
-    subject = f"teddy: {turn} plan"
+    subject = plan_subject(turn, title)
     store.commit_files(session, branch, turn_files, subject, record.trailers("plan"), since=since)
     return record
+
+
+def plan_subject(turn: str, title: str) -> str:
+    """`teddy: 04 plan: Add login form`: the plan's title on one line, redacted (it is the
+    model's text) and cut to keep the subject short in `git log --oneline`."""
+    line = " ".join(redact(title)[0].split())
+    if len(line) > SUBJECT_TITLE_MAX:
+        line = line[: SUBJECT_TITLE_MAX - 3].rstrip() + "..."
+    return f"teddy: {turn} plan: {line}" if line else f"teddy: {turn} plan"
 
 
 def record_report(

@@ -240,7 +240,7 @@ def phase_blocks(turn: TurnFiles, later: Sequence[TurnFiles]) -> list[Block]:
     if logs:
         blocks.append(ToolCalls(calls=[tool_call(log) for log in logs]))
     blocks += [_failure(log, later) for log in logs if log.status == "FAILURE"]
-    blocks += _user_interventions(logs)
+    blocks += _user_interventions(logs, later[0] if later else None)
     tasks = dashboard_tasks(turn.plan.rationale) if turn.plan else None
     if tasks:
         blocks.append(tasks)
@@ -284,15 +284,17 @@ def justification(rationale: str) -> str:
     return text.strip()
 
 
-def _user_interventions(logs: Sequence[ActionLog]) -> list[Block]:
+def _user_interventions(logs: Sequence[ActionLog], next_turn: TurnFiles | None) -> list[Block]:
     blocks: list[Block] = []
+    asked = next_turn.user_prompt.strip() if next_turn and next_turn.user_prompt else None
     for log in logs:
         if log.status == "REJECTED" and log.reason:
             blocks.append(user_callout(log.reason, rejected_as(call_text(log))))
         reply = log.details.get("reply") if log.action_type == "CHAT_WITH_USER" else None
         if reply:
             question = cut(str(log.params.get("message") or ""), 80)
-            blocks.append(user_callout(str(reply), answered(question)))
+            used = None if next_turn is None else asked == str(reply).strip()
+            blocks.append(user_callout(str(reply), answered(question, used)))
     return blocks
 
 

@@ -7,7 +7,9 @@ generic (model.Callout); these are its contents:
 - `[!user]`: body `"<the user's words>" - <how they were acted on>`; inside the quotes `\\`
   and `"` are escaped with a backslash, newlines are kept. How: `planned by @agent as
   “title”` (the turn's message), `rejected `CALL`; it was not run` (a rejection's reason) or
-  `answer to “question”; it became the next turn's message` (a reply);
+  `answer to “question”; it became the next turn's message` (a reply the next turn was
+  planned from; `; the next turn was planned from another message` when it was not, nothing
+  after the question while there is no next turn);
 - `[!error]`: title `Resolved in turn 03: <how>` or `Unresolved`; body: what failed, for a
   failed action `` `CALL` failed: <summary> `` then the last lines of its output;
 - `[!decision]`: body: the decision; among them `The user rejected `CALL` without a reason;
@@ -32,7 +34,12 @@ UserKind = Literal["message", "rejection", "reply"]
 MemoDecision = Literal["approved", "rejected", "none"]  # the report's memos.decision
 
 _REJECTED = ("rejected ", "; it was not run")
-_ANSWER = ("answer to “", "”; it became the next turn's message")
+_ANSWER = ("answer to “", "”")
+_ANSWER_USE = {  # whether the next turn was planned from the reply (None: no next turn yet)
+    True: "; it became the next turn's message",
+    False: "; the next turn was planned from another message",
+    None: "",
+}
 _UNREASONED = ("The user rejected ", " without a reason; it was not run.")
 _MEMO_VERBS: dict[MemoDecision, str] = {
     "approved": "approved",
@@ -76,9 +83,10 @@ def rejected_as(call: str) -> str:
     return f"{_REJECTED[0]}{inline_code(call)}{_REJECTED[1]}"
 
 
-def answered(question: str) -> str:
-    """How a reply to CHAT_WITH_USER's `question` was acted on."""
-    return f"{_ANSWER[0]}{question}{_ANSWER[1]}"
+def answered(question: str, used: bool | None) -> str:
+    """How a reply to CHAT_WITH_USER's `question` was acted on: `used` says whether the
+    next turn's message was the reply (None while there is no next turn)."""
+    return f"{_ANSWER[0]}{question}{_ANSWER[1]}{_ANSWER_USE[used]}"
 
 
 def read_acted_on(acted_on: str) -> tuple[UserKind, str | None]:
