@@ -7,7 +7,7 @@ from pathlib import Path
 
 from testing.commands import Teddy, git, run
 from testing.plans import create, plan_text
-from testing.sessions import queue
+from testing.sessions import kept_snapshots, queue
 from testing.terminal import on_terminal
 
 
@@ -42,7 +42,7 @@ def test_delete_removes_one_session_and_says_how_to_undo(
     gone = one_turn(repo, teddy, replies, "gone", "gone.txt")
     teddy.ok(repo, "restore", "-s", gone, "01")  # leaves local state: the placed log
     before, kept_refs = session_refs(repo, env, gone), session_refs(repo, env, kept)
-    assert any("/snapshots/" in name for name in before) and any("/heads/" in n for n in before)
+    assert any("/keep/" in name for name in before) and any("/heads/" in n for n in before)
     git_dir = Path(git(repo, env, "rev-parse", "--absolute-git-dir").strip())
     assert (git_dir / "teddy" / "sessions" / gone).exists()
 
@@ -102,9 +102,9 @@ def test_a_restore_of_the_models_own_state_is_not_precious(
     queue(replies, plan_text(create("b.txt", "b\n")))
     teddy.ok(repo, "plan", "-s", session, "-m", "more")
     teddy.ok(repo, "execute", "-s", session, "-y")
-    snapshots_before = [n for n in session_refs(repo, env, session) if "/snapshots/" in n]
+    snapshots_before = kept_snapshots(repo, env, session)
     teddy.ok(repo, "restore", "-s", session, "01")
-    snapshots = [n for n in session_refs(repo, env, session) if "/snapshots/" in n]
+    snapshots = kept_snapshots(repo, env, session)
     assert snapshots == snapshots_before
     assert_refused(teddy(repo, "delete", session), "no terminal")
 
