@@ -146,17 +146,16 @@ def template_commits(repo: Path, env: dict[str, str], session: str) -> tuple[lis
 
 
 class Importer:
-    """A `git fast-import` process fed commit by commit, answering `get-mark`."""
+    """A `git fast-import` process fed commit by commit (`options`: e.g. its marks files)."""
 
-    def __init__(self, remote: Path, env: dict[str, str]) -> None:
+    def __init__(self, remote: Path, env: dict[str, str], options: list[str], mark: int) -> None:
         self.proc = subprocess.Popen(
-            ["git", "fast-import", "--quiet", "--done"],
+            ["git", "fast-import", "--quiet", "--done", *options],
             cwd=remote,
             env=env,
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
         )
-        self.mark = 0
+        self.mark = mark
 
     def send(self, data: bytes) -> None:
         assert self.proc.stdin
@@ -170,12 +169,6 @@ class Importer:
         mark = self.next_mark()
         self.send(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(content), content))
         return mark
-
-    def get(self, mark: int) -> str:
-        assert self.proc.stdin and self.proc.stdout
-        self.send(b"get-mark :%d\n" % mark)
-        self.proc.stdin.flush()
-        return self.proc.stdout.readline().decode().strip()
 
     def finish(self) -> None:
         assert self.proc.stdin
@@ -208,22 +201,36 @@ def import_sessions(remote: Path, template: Path, session: str, count: int, env:
     commits = read_commits(template, env, snapshots + others)
     branch = git(template, env, "rev-parse", f"teddy/{session}/main").strip()
     keep = git(template, env, "rev-parse", f"refs/teddy/keep/{session}").strip()
-    importer = Importer(remote, env)
+    # Two runs: every session's snapshots first, their ids exported with the marks; then the
+    # session and keep commits, whose text names those ids.
+    marks_file = remote / "bench-marks"
+    importer = Importer(remote, env, [f"--export-marks={marks_file}"], 0)
+    all_marks: list[dict[str, int]] = []
     for number in range(count):
-        sid = session.replace(SLUG, f"scale-{number:05d}")
-        rename = {session.encode(): sid.encode()}
+        rename = {session.encode(): session_id(session, number).encode()}
         marks: dict[str, int] = {}
-        for commit in snapshots:  # first, so that their new ids are known
-            marks[commit] = write_commit(importer, commits, commit, marks, rename)
         for commit in snapshots:
-            rename[commit.encode()] = importer.get(marks[commit]).encode()
+            marks[commit] = write_commit(importer, commits, commit, marks, rename)
+        all_marks.append(marks)
+    importer.finish()
+    ids = dict(line.split() for line in marks_file.read_text().splitlines())
+    importer = Importer(remote, env, [f"--import-marks={marks_file}"], importer.mark)
+    for number, marks in enumerate(all_marks):
+        sid = session_id(session, number)
+        rename = {session.encode(): sid.encode()}
+        rename |= {c.encode(): ids[f":{marks[c]}"].encode() for c in snapshots}
         for commit in others:
             marks[commit] = write_commit(importer, commits, commit, marks, rename)
         importer.send(f"reset refs/heads/teddy/{sid}/main\nfrom :{marks[branch]}\n\n".encode())
         importer.send(f"reset refs/teddy/keep/{sid}\nfrom :{marks[keep]}\n\n".encode())
     importer.finish()
+    marks_file.unlink()
     git(remote, env, "update-ref", "-d", "refs/bench/tmp")
     git(remote, env, "pack-refs", "--all")
+
+
+def session_id(template: str, number: int) -> str:
+    return template.replace(SLUG, f"scale-{number:05d}")
 
 
 def write_commit(
