@@ -17,7 +17,11 @@ def refs(repo: Path, env: dict) -> dict[str, str]:
 
 
 def session_refs(repo: Path, env: dict, session: str) -> dict[str, str]:
-    return {name: sha for name, sha in refs(repo, env).items() if f"/{session}/" in name}
+    return {
+        name: sha
+        for name, sha in refs(repo, env).items()
+        if f"/{session}/" in name or name.endswith(f"/keep/{session}")
+    }
 
 
 def one_turn(repo: Path, teddy: Teddy, replies: Path, name: str, file: str) -> str:
