@@ -251,8 +251,7 @@ _REF_PREFIX_RE = r"/*[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/*"
 
 REF_PREFIX = Text(
     "teddy.refPrefix",
-    "Prefix of session branches and snapshot refs: teddy/<session>/main, "
-    "refs/teddy/snapshots/<session>/.",
+    "Prefix of session branches and keep refs: teddy/<session>/main, refs/teddy/keep/<session>.",
     "ai/",
     default="teddy/",
     pattern=rf"(?!.*\.\.){_REF_PREFIX_RE}",

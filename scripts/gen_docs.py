@@ -213,8 +213,8 @@ def man_text(loaded: Loaded) -> str:
         roff(
             "git teddy records pair-programming sessions with AI models as git history. "
             "Sessions are branches (teddy/<session>/main), turns are commits with "
-            "Teddy-* trailers, and project states are snapshot commits kept under "
-            "refs/teddy/snapshots/. Every command answers -h."
+            "Teddy-* trailers, and project states are snapshot commits kept alive by one "
+            "ref per session, refs/teddy/keep/<session>. Every command answers -h."
         ),
         ".SH COMMANDS",
     ]

@@ -49,3 +49,19 @@ def three_turns(repo: Path, teddy: Teddy, replies: Path) -> str:
         teddy.ok(repo, "plan", "-m", message)
         teddy.ok(repo, "execute", "-y")
     return session
+
+
+def kept_snapshots(repo: Path, env: dict, session: str, prefix: str = "teddy/") -> list[str]:
+    """The snapshots a session's keep ref keeps (`refs/<prefix>keep/<id>`, file `snapshots`),
+    in the order they were kept; none when there is no keep ref."""
+    ref = f"refs/{prefix}keep/{session}"
+    if not git(repo, env, "for-each-ref", "--format=x", ref).strip():
+        return []
+    return git(repo, env, "show", f"{ref}:snapshots").split()
+
+
+def all_kept_snapshots(repo: Path, env: dict, prefix: str = "teddy/") -> list[str]:
+    """The snapshots every keep ref of the repository keeps."""
+    keep = f"refs/{prefix}keep/"
+    names = git(repo, env, "for-each-ref", "--format=%(refname)", keep).split()
+    return [s for name in names for s in kept_snapshots(repo, env, name.removeprefix(keep), prefix)]

@@ -62,7 +62,7 @@ def test_ref_prefix_from_config_and_environment(repo: Path, teddy: Teddy, env: d
     git(repo, env, "config", "teddy.refPrefix", "ai/")
     session = teddy.ok(repo, "new", "configured").stdout.strip()
     assert git(repo, env, "branch", "--list", "ai/*").split() == [f"ai/{session}/main"]
-    assert git(repo, env, "for-each-ref", "--format=%(refname)", "refs/ai/snapshots/").strip()
+    assert git(repo, env, "for-each-ref", "--format=%(refname)", "refs/ai/keep/").strip()
     env["TEDDY_REF_PREFIX"] = "robots"
     session = teddy.ok(repo, "new", "overridden").stdout.strip()
     assert git(repo, env, "branch", "--list", "robots/*").split() == [f"robots/{session}/main"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from testing.commands import Teddy, git, run
 from testing.plans import create, plan_text
-from testing.sessions import queue
+from testing.sessions import kept_snapshots, queue
 from testing.terminal import on_terminal
 
 
@@ -17,7 +17,11 @@ def refs(repo: Path, env: dict) -> dict[str, str]:
 
 
 def session_refs(repo: Path, env: dict, session: str) -> dict[str, str]:
-    return {name: sha for name, sha in refs(repo, env).items() if f"/{session}/" in name}
+    return {
+        name: sha
+        for name, sha in refs(repo, env).items()
+        if f"/{session}/" in name or name.endswith(f"/keep/{session}")
+    }
 
 
 def one_turn(repo: Path, teddy: Teddy, replies: Path, name: str, file: str) -> str:
@@ -42,7 +46,7 @@ def test_delete_removes_one_session_and_says_how_to_undo(
     gone = one_turn(repo, teddy, replies, "gone", "gone.txt")
     teddy.ok(repo, "restore", "-s", gone, "01")  # leaves local state: the placed log
     before, kept_refs = session_refs(repo, env, gone), session_refs(repo, env, kept)
-    assert any("/snapshots/" in name for name in before) and any("/heads/" in n for n in before)
+    assert any("/keep/" in name for name in before) and any("/heads/" in n for n in before)
     git_dir = Path(git(repo, env, "rev-parse", "--absolute-git-dir").strip())
     assert (git_dir / "teddy" / "sessions" / gone).exists()
 
@@ -102,9 +106,9 @@ def test_a_restore_of_the_models_own_state_is_not_precious(
     queue(replies, plan_text(create("b.txt", "b\n")))
     teddy.ok(repo, "plan", "-s", session, "-m", "more")
     teddy.ok(repo, "execute", "-s", session, "-y")
-    snapshots_before = [n for n in session_refs(repo, env, session) if "/snapshots/" in n]
+    snapshots_before = kept_snapshots(repo, env, session)
     teddy.ok(repo, "restore", "-s", session, "01")
-    snapshots = [n for n in session_refs(repo, env, session) if "/snapshots/" in n]
+    snapshots = kept_snapshots(repo, env, session)
     assert snapshots == snapshots_before
     assert_refused(teddy(repo, "delete", session), "no terminal")
 

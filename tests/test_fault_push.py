@@ -13,7 +13,7 @@ import pytest
 from testing.commands import Result, Teddy, git, run
 from testing.fake_secrets import fake
 from testing.plans import create, plan_text
-from testing.sessions import start
+from testing.sessions import all_kept_snapshots, start
 
 GITHUB = "ghp_" + fake(36, seed=141)
 AWS_ID = "AKIA" + fake(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=142)
@@ -97,9 +97,9 @@ def test_untracked_secret_files_are_never_snapshotted_nor_touched(
 
     for rel, text in UNTRACKED_SECRETS.items():
         assert (repo / rel).read_text() == text, rel  # never touched
-    snapshots = git(repo, env, "for-each-ref", "--format=%(objectname)", "refs/teddy/snapshots/")
-    assert snapshots.split()
-    for snapshot in snapshots.split():
+    snapshots = all_kept_snapshots(repo, env)
+    assert snapshots
+    for snapshot in snapshots:
         files = git(repo, env, "ls-tree", "-r", "--name-only", snapshot).split("\n")
         assert not set(UNTRACKED_SECRETS) & set(files), files
         assert {".env.example", "notes/plan.txt", "config.env"} <= set(files)
@@ -139,7 +139,7 @@ def test_a_refused_push_names_a_command_that_goes_through(
     assert "--no-verify" not in result.stderr and "rewrite" not in result.stderr
     assert remote_refs(remote, env) == before  # nothing was pushed
 
-    plain = run(["git", "push", "origin", f"refs/teddy/snapshots/{session}/*:refs/teddy/x/*"],
+    plain = run(["git", "push", "origin", f"refs/teddy/keep/{session}:refs/teddy/x/keep"],
                 repo, env)  # fmt: skip
     refused(plain)
     assert "git push --no-verify" in plain.stderr and "git teddy push" in plain.stderr
@@ -229,8 +229,8 @@ def test_session_commits_under_another_ref_or_a_tag_are_refused(
     git(repo, env, "tag", "-a", "-m", f"token {GITHUB}", "v2", "main")  # a tag's message
     result = run(["git", "push", "origin", "v2"], repo, env)
     assert result.returncode == 0, result.stderr  # main is the project's: not the gate's
-    snapshot = git(repo, env, "for-each-ref", "--format=%(objectname)", "refs/teddy/snapshots/")
-    git(repo, env, "tag", "-a", "-m", f"token {GITHUB}", "v3", snapshot.split()[0])
+    snapshot = all_kept_snapshots(repo, env)
+    git(repo, env, "tag", "-a", "-m", f"token {GITHUB}", "v3", snapshot[0])
     result = run(["git", "push", "origin", "v3"], repo, env)
     assert result.returncode == 0, result.stderr  # the remote has that snapshot already
     assert "backup" not in remote_refs(remote, env)
@@ -249,8 +249,8 @@ def test_history_the_remote_has_is_never_flagged(
     git(repo, env, "commit", "-qm", f"a fixture for the parser ({GITHUB})")
     git(repo, env, "push", "-q", "origin", "main")  # the project's history: not scanned
     clean = teddy.ok(repo, "new", "clean").stdout.strip()
-    base = git(repo, env, "for-each-ref", "--format=%(objectname)", "refs/teddy/snapshots/")
-    assert base.strip() == git(repo, env, "rev-parse", "HEAD").strip()
+    base = "\n".join(all_kept_snapshots(repo, env))
+    assert base == git(repo, env, "rev-parse", "HEAD").strip()
     teddy.ok(repo, "push", "origin")
     (repo / "app.py").write_text("print('changed')\n")
     other = teddy.ok(repo, "new", "edited").stdout.strip()

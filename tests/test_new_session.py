@@ -5,6 +5,7 @@ import subprocess
 from pathlib import Path
 
 from testing.commands import Teddy, git, run
+from testing.sessions import kept_snapshots
 
 TODAY = "20261126"  # the sealed environment's fixed commit date
 
@@ -59,7 +60,7 @@ def test_dirty_tree_is_recorded_and_left_untouched(repo: Path, teddy: Teddy, env
     snapshot_files = git(repo, env, "ls-tree", "-r", "--name-only", base).split()
     assert snapshot_files == [".gitignore", "app.py", "notes.txt", "staged.txt"]
     assert git(repo, env, "show", f"{base}:app.py") == "print('modified')\n"
-    assert f"refs/teddy/snapshots/{session}/{base}" in git(repo, env, "for-each-ref")
+    assert kept_snapshots(repo, env, session) == [base]
 
 
 def test_clean_tree_snapshot_is_head(repo: Path, teddy: Teddy, env: dict) -> None:
@@ -75,7 +76,8 @@ def test_session_log_holds_only_session_commits_and_survives_gc(
     session = teddy.ok(repo, "new", "gc-proof").stdout.strip()
     subjects = git(repo, env, "log", "--format=%s", session_branch(session)).splitlines()
     assert subjects == [f"teddy: new session {session}"]
-    snapshots = git(repo, env, "for-each-ref", "--format=%(objectname)", "refs/teddy/").split()
+    assert len(git(repo, env, "for-each-ref", "refs/teddy/").splitlines()) == 1  # the keep ref
+    snapshots = kept_snapshots(repo, env, session)
     assert len(snapshots) == 1
     git(repo, env, "reflog", "expire", "--expire=now", "--all")
     git(repo, env, "gc", "-q", "--prune=now")

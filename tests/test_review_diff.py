@@ -10,7 +10,7 @@ import yaml
 
 from testing.commands import Teddy, git
 from testing.plans import create, edit, plan_text
-from testing.sessions import queue
+from testing.sessions import kept_snapshots, queue
 from testing.terminal import on_terminal
 
 ESC = "\x1b["
@@ -120,8 +120,10 @@ def test_applied_shows_the_users_edits_the_result_was_merged_with(
     teddy.ok(repo, "execute", "-y")
     shown = teddy.ok(repo, "diff", "--applied", "01").stdout
     assert "+print('mine')" in shown and "new.txt" not in shown
-    saved = git(repo, env, "for-each-ref", "--format=%(objectname) %(subject)", "refs/teddy/")
-    user_state = next(line.split()[0] for line in saved.splitlines() if "applying turn 01" in line)
+    subjects = {
+        s: git(repo, env, "log", "-1", "--format=%s", s) for s in kept_snapshots(repo, env, session)
+    }
+    user_state = next(sha for sha, subject in subjects.items() if "applying turn 01" in subject)
     assert shown == git(repo, env, "diff", base_of(repo, env, session, "01"), user_state)
 
 

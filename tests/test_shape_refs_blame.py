@@ -41,9 +41,9 @@ def refused(result: Result, *words: str) -> None:
         (["branch", "teddy"], "refs/heads/teddy"),
         (["branch", f"teddy/{SESSION}"], f"refs/heads/teddy/{SESSION}"),
         (["update-ref", "refs/teddy", "HEAD"], "refs/teddy"),
-        (["update-ref", "refs/teddy/snapshots", "HEAD"], "refs/teddy/snapshots"),
+        (["update-ref", "refs/teddy/keep", "HEAD"], "refs/teddy/keep"),
     ],
-    ids=["branch-teddy", "branch-teddy-session", "ref-teddy", "ref-snapshots"],
+    ids=["branch-teddy", "branch-teddy-session", "ref-teddy", "ref-keep"],
 )
 def test_new_refuses_a_ref_in_the_way_and_writes_nothing(
     repo: Path, teddy: Teddy, env: dict, make_ref: list[str], blocking: str, packed: bool
@@ -73,7 +73,7 @@ def test_new_works_after_the_user_changes_the_ref_prefix(
     assert teddy.ok(repo, "new", "work").stdout.strip() == SESSION
     names = [line.split()[0] for line in refs(repo, env).splitlines()]
     assert f"refs/heads/ai/{SESSION}/main" in names and "refs/heads/teddy" in names
-    assert [n for n in names if n.startswith(f"refs/ai/snapshots/{SESSION}/")]
+    assert f"refs/ai/keep/{SESSION}" in names
     assert not [n for n in names if n.startswith(("refs/teddy/", "refs/heads/teddy/"))]
     assert [s.split()[0] for s in teddy.ok(repo, "list").stdout.splitlines()[-1:]] == [SESSION]
     fsck_clean(repo, env)

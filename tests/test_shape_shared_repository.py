@@ -59,7 +59,7 @@ def written_by_teddy(repo: Path, env: dict, teddy: Teddy) -> dict[str, int]:
     assert any(rel.startswith("teddy/") for rel in new)
     assert any(rel.startswith("objects/") for rel in new)
     assert any(rel.startswith("refs/heads/teddy/") for rel in new)
-    assert any(rel.startswith("refs/teddy/snapshots/") for rel in new)
+    assert any(rel.startswith("refs/teddy/keep/") for rel in new)
     for expected in ("teddy/index.toon", "teddy/tokens.json", "teddy/context-cache", "teddy/tmp"):
         assert expected in new, sorted(new)
     git(repo, env, "fsck", "--strict", "--no-progress")

@@ -10,7 +10,7 @@ import pytest
 
 from testing.commands import Result, Teddy, git, run
 from testing.plans import create
-from testing.sessions import start
+from testing.sessions import kept_snapshots, start
 from testing.signing import sign_with_a_new_ssh_key
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
@@ -32,8 +32,7 @@ def session_commits(repo: Path, env: dict, session: str) -> list[str]:
 
 
 def snapshot_commits(repo: Path, env: dict, session: str) -> list[str]:
-    where = f"refs/teddy/snapshots/{session}/"
-    tips = git(repo, env, "for-each-ref", "--format=%(objectname)", where).split()
+    tips = kept_snapshots(repo, env, session)
     return git(repo, env, "rev-list", *tips, "--not", "main").split()
 
 

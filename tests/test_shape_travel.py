@@ -10,7 +10,7 @@ import pytest
 
 from testing.commands import Result, Teddy, git, run
 from testing.plans import create
-from testing.sessions import start
+from testing.sessions import kept_snapshots, start
 
 FAKE_TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"  # the shape of a GitHub token
 
@@ -20,8 +20,7 @@ def fsck_clean(repo: Path, env: dict) -> None:
 
 
 def snapshot_ids(repo: Path, env: dict, session: str) -> list[str]:
-    where = f"refs/teddy/snapshots/{session}/"
-    return git(repo, env, "for-each-ref", "--format=%(objectname)", where).split()
+    return kept_snapshots(repo, env, session)
 
 
 def has_object(repo: Path, env: dict, sha: str) -> bool:

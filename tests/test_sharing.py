@@ -41,7 +41,7 @@ def test_push_fetch_read_restore_and_branch(
     assert f"pushed 1 session(s) to origin: {session}" in result.stdout
     remote_refs = git(mine, env, "ls-remote", "origin").split()
     assert f"refs/heads/teddy/{session}/main" in remote_refs
-    assert any(r.startswith(f"refs/teddy/snapshots/{session}/") for r in remote_refs)
+    assert f"refs/teddy/keep/{session}" in remote_refs
     assert "refs/heads/feature" not in remote_refs  # nothing else is pushed
 
     fetched = teddy.ok(theirs, "fetch")

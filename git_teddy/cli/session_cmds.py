@@ -97,7 +97,7 @@ def log(session: str | None, as_json: bool) -> None:
 )
 def push(remote: str | None, sessions: tuple[str, ...], allowed: tuple[str, ...]) -> None:
     """Push sessions (default: all local ones) to REMOTE (default: teddy.remote or origin):
-    their branches and snapshot refs, nothing else."""
+    their branches and keep refs (which carry their snapshots), nothing else."""
     from git_teddy.session.sharing import push_sessions
 
     done = push_sessions(open_workspace(), remote, list(sessions), list(allowed))
@@ -115,14 +115,15 @@ def push(remote: str | None, sessions: tuple[str, ...], allowed: tuple[str, ...]
 
 @click.command()
 @click.argument("remote", required=False)
-def fetch(remote: str | None) -> None:
-    """Fetch the sessions of REMOTE (default: teddy.remote or origin) under remote-tracking
-    refs, so that list, show, log, restore and branch work on them; and the snapshots of
-    every session branch here, also those that came by plain git (a warning names the ones
-    REMOTE lacks too)."""
+@click.argument("sessions", nargs=-1)
+def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
+    """Fetch the sessions of REMOTE (default: teddy.remote or origin; all of them, or the
+    SESSIONS named by full id) under remote-tracking refs with their snapshots, so that
+    list, show, log, restore and branch work on them; a warning names snapshots of session
+    branches here (also those that came by plain git) that REMOTE lacks too."""
     from git_teddy.session.sharing import fetch_sessions
 
-    done = fetch_sessions(open_workspace(), remote)
+    done = fetch_sessions(open_workspace(), remote, list(sessions))
     new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""
     click.echo(f"fetched sessions from {done.remote}{new}")
     for session, snapshots in done.missing.items():
@@ -156,7 +157,7 @@ def fetch(remote: str | None) -> None:
     help="Do not ask, and delete saved states of your own files the sessions hold too.",
 )
 def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> None:
-    """Delete sessions: their branches (fetched copies too), snapshot refs and local state.
+    """Delete sessions: their branches (fetched copies too), keep refs and local state.
     Like `git branch -D`, the objects stay until `git gc`: each ref's last id is printed, and
     `git update-ref <ref> <id>` brings it back until then."""
     from datetime import timedelta

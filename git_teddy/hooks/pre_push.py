@@ -6,7 +6,8 @@ shell block starts it whenever something is pushed). What is scanned: every comm
 pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remote shas>
 --remotes=<remote>`), its message and the blobs new to the remote (`git rev-list
 --objects`), when that ref carries teddy's history:
-- a session branch or snapshot ref (`refs/heads/<prefix>...`, `refs/<prefix>snapshots/...`);
+- a session branch, keep ref or old-layout snapshot ref (`refs/heads/<prefix>...`,
+  `refs/<prefix>keep/...`, `refs/<prefix>snapshots/...`);
 - or, under any other name or a tag, a session commit (its `Teddy-Session` and
   `Teddy-Phase` trailers) or a snapshot (its subject, SNAPSHOT_SUBJECTS). The user's own
   commits of an applied turn carry `Teddy-Session` alone: they are the project's history.
@@ -42,7 +43,7 @@ from git_teddy.gitstore.changes import (
     remote_tracking_ids,
 )
 from git_teddy.hooks import ref_prefix
-from git_teddy.session.refnames import branches_prefix, snapshots_prefix
+from git_teddy.session.refnames import branches_prefix, keeps_prefix, snapshots_prefix
 
 REFUSED = 10  # the exit status that tells the shell block the reasons were printed
 SHORT = 12  # characters of an object id in messages; --allow-secret takes any prefix of 7+
@@ -112,7 +113,7 @@ def kind_of(update: Pushed, prefix: str) -> str | None:
     for ref in (update.remote_ref, update.local_ref):
         if ref.startswith(branches_prefix(prefix)):
             return "branch"
-        if ref.startswith(snapshots_prefix(prefix)):
+        if ref.startswith((keeps_prefix(prefix), snapshots_prefix(prefix))):
             return "snapshot"
     return None
 

@@ -1,11 +1,12 @@
 """`git teddy delete`: remove whole sessions, as `git branch -D` removes a branch.
 
-A session's branches (local, and fetched copies under refs/remotes/), its snapshot refs and
-its local derived state (the current-branch marker, the placed log, kept failed replies) go
-in one ref transaction. The objects stay until git's gc prunes them, so the command prints
-every ref's last id: `git update-ref <ref> <id>` brings a deletion back until then. States of
-the user's own files that restore, branch or execute saved are named apart: they are the
-user's work, and deleting a session that holds some asks for --force.
+A session's branches (local, and fetched copies under refs/remotes/), its keep ref (and
+old-layout snapshot refs) and its local derived state (the current-branch marker, the placed
+log, kept failed replies) go in one ref transaction. The objects stay until git's gc prunes
+them, so the command prints every ref's last id: `git update-ref <ref> <id>` brings a
+deletion back until then. States of the user's own files that restore, branch or execute
+saved are named apart: they are the user's work, and deleting a session that holds some
+asks for --force.
 """
 
 import shutil
@@ -13,7 +14,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from git_teddy.errors import TeddyError
-from git_teddy.session.refnames import REMOTES, branches_prefix, snapshots_prefix
+from git_teddy.session.refnames import (
+    REMOTES,
+    branches_prefix,
+    keep_ref,
+    snapshots_prefix,
+)
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
 
 
@@ -30,12 +36,15 @@ def _session_refs(store: SessionStore, session: str) -> dict[str, str]:
     prefix = store.prefix
     local = store.repo.list_refs(f"{branches_prefix(prefix)}{session}/")
     snapshots = store.repo.list_refs(f"{snapshots_prefix(prefix)}{session}/")
+    keep = keep_ref(prefix, session)
+    kept = store.repo.read_ref(keep)
+    keeps = {keep: kept} if kept else {}
     fetched = {
         name: sha
         for name, sha in store.repo.list_refs(REMOTES).items()
         if name.removeprefix(REMOTES).partition("/")[2].startswith(f"{prefix}{session}/")
     }
-    return {**local, **fetched, **snapshots}
+    return {**local, **fetched, **snapshots, **keeps}
 
 
 def _saved_states(store: SessionStore, session: str) -> list[str]:

@@ -1,9 +1,14 @@
-"""Where sessions live among git's refs (pure): the names of their branch and snapshot refs
+"""Where sessions live among git's refs (pure): the names of their branch and keep refs
 under a ref prefix, and a ref listing grouped into sessions. With the prefix `teddy/`:
 
 - `refs/heads/teddy/<id>/<branch>`: a conversation branch (`main`, `02-branch-01`...);
 - `refs/remotes/<remote>/teddy/<id>/<branch>`: one brought by `git teddy fetch`;
-- `refs/teddy/snapshots/<id>/<sha>`: a snapshot the session keeps alive.
+- `refs/teddy/keep/<id>`: the one ref that keeps every snapshot of the session alive (its
+  commit has them among its ancestors; session.keep);
+- `refs/teddy/incoming/<remote>/<id>`: a remote's keep ref while `git teddy fetch` merges it
+  into ours (removed when done);
+- `refs/teddy/snapshots/<id>/<sha>`: the layout before keep refs, one ref per snapshot: read
+  still, and folded into the keep ref by the session's next write.
 
 The store, the session index, the cached `context` answer and the hooks all read refs
 through these names.
@@ -29,12 +34,22 @@ def fetched_prefix(remote: str, prefix: str) -> str:
 
 
 def snapshots_prefix(prefix: str) -> str:
-    """Where snapshot refs are: `refs/<prefix>snapshots/`."""
+    """Where the old layout's snapshot refs are: `refs/<prefix>snapshots/`."""
     return f"refs/{prefix}snapshots/"
 
 
-def snapshot_ref(prefix: str, session: str, sha: str) -> str:
-    return f"{snapshots_prefix(prefix)}{session}/{sha}"
+def keeps_prefix(prefix: str) -> str:
+    """Where keep refs are: `refs/<prefix>keep/`."""
+    return f"refs/{prefix}keep/"
+
+
+def keep_ref(prefix: str, session: str) -> str:
+    return f"{keeps_prefix(prefix)}{session}"
+
+
+def incoming_prefix(prefix: str, remote: str) -> str:
+    """Where `git teddy fetch` puts a remote's keep refs before merging them into ours."""
+    return f"refs/{prefix}incoming/{remote}/"
 
 
 def session_ref_patterns(prefix: str) -> list[str]:

@@ -30,7 +30,7 @@ NAMED = 5  # hand-written files named in a refusal
 
 @dataclass(frozen=True)
 class Placed:
-    saved: str  # the user's state before, kept under refs/teddy/snapshots
+    saved: str  # the user's state before, kept by the session's keep ref (session.keep)
     changed: list[str]
     notes: list[str]  # submodules left as they are (GitlinkNote lines), for the user
 
@@ -39,7 +39,7 @@ class Placed:
 class Restored:
     session: str
     target: str  # the snapshot the working tree now holds
-    saved: str  # the user's state before, kept under refs/teddy/snapshots
+    saved: str  # the user's state before, kept by the session's keep ref (session.keep)
     turn: str | None
     branch: str | None  # the conversation branch the session continues on
     fork: str | None  # else the turn the next plan forks a new branch from

@@ -1,8 +1,8 @@
-"""`git teddy push` and `git teddy fetch`: sessions travel as their branches and snapshot refs,
-nothing else, and only when asked.
+"""`git teddy push` and `git teddy fetch`: sessions travel as their branches and keep ref
+(session.keep: it carries every snapshot), nothing else, and only when asked.
 
 Session branches are ordinary branches (`refs/heads/teddy/...`), so plain git carries them
-too (`git push --all`, `push.default=matching`, a clone): without their snapshot refs,
+too (`git push --all`, `push.default=matching`, a clone): without their keep refs,
 which live outside refs/heads. `fetch` therefore brings the snapshots of every session
 branch it can see, however the branch came, and names the ones the remote lacks as well.
 """
@@ -14,12 +14,15 @@ from dataclasses import dataclass, field
 from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
+from git_teddy.session import keep
 from git_teddy.session.refnames import (
     branch_ref,
     branches_prefix,
     fetched_prefix,
+    incoming_prefix,
     is_session_branch,
-    snapshot_ref,
+    keep_ref,
+    keeps_prefix,
     snapshots_prefix,
 )
 from git_teddy.session.workspace import Workspace
@@ -50,8 +53,9 @@ def _remote(ws: Workspace, remote: str | None) -> str:
 def push_sessions(
     ws: Workspace, remote: str | None, sessions: list[str], allowed: Sequence[str] = ()
 ) -> Transfer:
-    """Push the named sessions (default: every local session): branches and snapshots.
-    `allowed`: the pre-push hook's findings to let through (blob or commit ids, paths)."""
+    """Push the named sessions (default: every local session): branches and keep refs
+    (old-layout snapshot refs are folded into the keep ref first). `allowed`: the pre-push
+    hook's findings to let through (blob or commit ids, paths)."""
     store, prefix = ws.store, ws.store.prefix
     name = _remote(ws, remote)
     chosen = [store.resolve_session(s) for s in sessions] or store.local_session_ids()
@@ -59,8 +63,12 @@ def push_sessions(
         raise TeddyError("there are no local sessions to push", "start one with `git teddy new`")
     refspecs = []
     for session in chosen:
-        for ref in (branch_ref(prefix, session, "*"), snapshot_ref(prefix, session, "*")):
-            refspecs.append(f"{ref}:{ref}")
+        if keep.legacy_refs(ws.repo, prefix, session):
+            store.keep_snapshots(session, [])
+        ref = branch_ref(prefix, session, "*")
+        refspecs.append(f"{ref}:{ref}")
+        if ws.repo.read_ref(kept := keep_ref(prefix, session)):
+            refspecs.append(f"{kept}:{kept}")
     pushed = ws.repo.push_refs(name, refspecs, allowed)
     output = pushed.stdout + pushed.stderr
     if not pushed.ok:
@@ -116,25 +124,68 @@ def _sessions_only(ws: Workspace, remote: str) -> bool:
     return all(ref.startswith(sessions) for ref in ws.repo.remote_heads(remote))
 
 
-def fetch_sessions(ws: Workspace, remote: str | None) -> Transfer:
-    """Bring a remote's sessions in under refs/remotes/<remote>/ (snapshots beside ours:
-    their names are their ids, so they never clash)."""
-    prefix = ws.store.prefix
+def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = ()) -> Transfer:
+    """Bring a remote's sessions (default: all; else those full ids) in: branches under
+    refs/remotes/<remote>/, keep refs merged into ours (session.keep)."""
+    store, prefix = ws.store, ws.store.prefix
     name = _remote(ws, remote)
-    before = set(ws.store.session_ids())
-    refspecs = [
-        f"+{branches_prefix(prefix)}*:{fetched_prefix(name, prefix)}*",
-        f"{snapshots_prefix(prefix)}*:{snapshots_prefix(prefix)}*",
-    ]
-    fetched = ws.repo.fetch_refs(name, refspecs)
+    before = set(store.session_ids())
+    fetched = ws.repo.fetch_refs(name, _fetch_refspecs(prefix, name, sessions))
     if not fetched.ok:
         raise TeddyError(
             f"git fetch from {name} failed:\n{fetched.stderr.strip()}",
             "check the remote's URL and your access to it",
         )
-    sessions = sorted(set(ws.store.session_ids()) - before)
-    missing = {s: found for s in ws.store.session_ids() if (found := missing_snapshots(ws, s))}
-    return Transfer(name, sessions, fetched.stdout + fetched.stderr, missing)
+    _merge_keeps(ws, name, sessions)
+    now = store.session_ids()
+    if absent := [s for s in sessions if s not in now]:
+        raise TeddyError(
+            f"{name} has no session {', '.join(absent)}",
+            f"give full session ids; `git teddy fetch {name}` brings every session",
+        )
+    checked = sessions or now
+    missing = {s: found for s in checked if (found := missing_snapshots(ws, s))}
+    return Transfer(name, sorted(set(now) - before), fetched.stdout + fetched.stderr, missing)
+
+
+def _fetch_refspecs(prefix: str, remote: str, sessions: Sequence[str]) -> list[str]:
+    """Branches, keep refs (to incoming/, merged after) and old-layout snapshot refs of
+    `sessions`, or of every session. A keep ref's pattern ends in `*` so a session the
+    remote has no keep ref of (an old-layout one) fails nothing."""
+    incoming = incoming_prefix(prefix, remote)
+    names = [f"{s}/" for s in sessions] or [""]
+    refspecs = []
+    for session in names:
+        refspecs += [
+            f"+{branches_prefix(prefix)}{session}*:{fetched_prefix(remote, prefix)}{session}*",
+            f"{snapshots_prefix(prefix)}{session}*:{snapshots_prefix(prefix)}{session}*",
+        ]
+    for session in [s.rstrip("/") for s in names]:
+        refspecs.append(f"+{keeps_prefix(prefix)}{session}*:{incoming}{session}*")
+    return refspecs
+
+
+def _merge_keeps(ws: Workspace, remote: str, sessions: Sequence[str]) -> None:
+    """Merge the fetched keep refs into ours, fold old-layout snapshot refs in, and remove
+    the incoming refs (also those of other sessions a pattern matched)."""
+    store, repo, prefix = ws.store, ws.repo, ws.store.prefix
+    incoming = repo.list_refs(incoming_prefix(prefix, remote))
+    base = incoming_prefix(prefix, remote)
+    for ref, sha in incoming.items():
+        session = ref.removeprefix(base)
+        if not sessions or session in sessions:
+            keep.merge_incoming(repo, prefix, session, sha)
+    for session in sessions or _legacy_sessions(ws):
+        if keep.legacy_refs(repo, prefix, session):
+            store.keep_snapshots(session, [])
+    if incoming:
+        repo.delete_refs(incoming)
+
+
+def _legacy_sessions(ws: Workspace) -> list[str]:
+    """Sessions that still have old-layout snapshot refs here."""
+    base = snapshots_prefix(ws.store.prefix)
+    return sorted({ref.removeprefix(base).split("/")[0] for ref in ws.repo.list_refs(base)})
 
 
 def referenced_snapshots(ws: Workspace, session: str) -> set[str]:

@@ -1,11 +1,12 @@
 """Sessions kept in git: one orphan branch per conversation line, turns as commits with
-trailers, project states as snapshot commits kept alive by refs outside refs/heads.
+trailers, project states as snapshot commits kept alive by one keep ref per session.
 
 Layout for session `20261126-auth` with the default prefix `teddy/`:
 - `refs/heads/teddy/20261126-auth/main`, `refs/heads/teddy/20261126-auth/02-branch-01`:
   conversation branches; their tree is the session folder (`session.md`, `session.context`,
   one folder per turn), cumulative;
-- `refs/teddy/snapshots/20261126-auth/<sha>`: every snapshot the session refers to.
+- `refs/teddy/keep/20261126-auth`: keeps every snapshot the session refers to reachable
+  (session.keep; the old layout's `refs/teddy/snapshots/20261126-auth/<sha>` is read too).
 """
 
 import hashlib
@@ -36,6 +37,7 @@ from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyEr
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.repo import RefInTheWay
 from git_teddy.redact import Finding, redact
+from git_teddy.session import keep
 from git_teddy.session.models import (
     SessionSummary,
     TurnCommit,
@@ -47,8 +49,8 @@ from git_teddy.session.refnames import (
     branch_ref,
     branches_prefix,
     group_session_refs,
-    snapshot_ref,
-    snapshots_prefix,
+    keep_ref,
+    keeps_prefix,
 )
 
 if TYPE_CHECKING:
@@ -84,8 +86,8 @@ class SessionStore:
     def branch_ref(self, session: str, branch: str) -> str:
         return branch_ref(self.prefix, session, branch)
 
-    def snapshot_ref(self, session: str, sha: str) -> str:
-        return snapshot_ref(self.prefix, session, sha)
+    def keep_ref(self, session: str) -> str:
+        return keep_ref(self.prefix, session)
 
     def _all_branches(self) -> dict[str, dict[str, str]]:
         """session id -> branch name -> tip commit, local and fetched (session.refnames)."""
@@ -109,8 +111,7 @@ class SessionStore:
         return branches
 
     def snapshots(self, session: str) -> list[str]:
-        refs = self.repo.list_refs(f"{snapshots_prefix(self.prefix)}{session}/")
-        return sorted(refs.values())
+        return keep.snapshots(self.repo, self.prefix, session)
 
     # ---- sessions --------------------------------------------------------------------------
 
@@ -132,7 +133,7 @@ class SessionStore:
         branch = self.branch_ref(session, MAIN_BRANCH)
         # Refuse a clash (a branch `teddy` where teddy/ must be a folder) before any object.
         # The snapshot's id is not known yet; only the folders above it can clash.
-        for ref in (branch, self.snapshot_ref(session, "0")):
+        for ref in (branch, self.keep_ref(session)):
             if blocking := self.repo.ref_in_the_way(ref):
                 raise _ref_clash(self.prefix, blocking)
         self.repo.check_signing()  # the snapshot's ref is written before the signed root
@@ -150,7 +151,7 @@ class SessionStore:
         tree = self.repo.write_tree(None, files)
         message = format_message(f"teddy: new session {session}", trailers)
         root = self.repo.write_session_commit(tree, [], message)
-        # The branch first, so a lost race leaves nothing of ours; then the snapshot ref,
+        # The branch first, so a lost race leaves nothing of ours; then the keep ref,
         # and if that fails (or is interrupted) the branch goes again: never half a session.
         self._update_ref(branch, root, None, "new session")
         try:
@@ -535,14 +536,15 @@ class SessionStore:
         return sha
 
     def keep_snapshot(self, session: str, sha: str) -> None:
-        ref = self.snapshot_ref(session, sha)
-        if self.repo.read_ref(ref) == sha:
-            return
+        self.keep_snapshots(session, [sha])
+
+    def keep_snapshots(self, session: str, shas: list[str]) -> None:
+        """Keep `shas` alive through the session's keep ref (session.keep), folding in its
+        old-layout snapshot refs (with no `shas`: only that)."""
         try:
-            self._update_ref(ref, sha, None, "keep snapshot")
-        except ConcurrentUpdateError:
-            if self.repo.read_ref(ref) != sha:  # someone kept the same snapshot: fine
-                raise
+            keep.keep(self.repo, self.prefix, session, shas)
+        except RefInTheWay as clash:
+            raise _ref_clash(self.prefix, clash.blocking) from None
 
 
 def redact_files(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], dict[str, list[Finding]]]:
@@ -566,7 +568,7 @@ def _ref_clash(prefix: str, blocking: str) -> TeddyError:
     """A ref of the user's holds a name git-teddy's refs need as a folder (or the reverse);
     git cannot have both, so the user renames theirs or moves git-teddy's."""
     other = "teddy-ai/" if prefix == "ai/" else "ai/"
-    where = f"{branches_prefix(prefix)} and {snapshots_prefix(prefix)}"
+    where = f"{branches_prefix(prefix)} and {keeps_prefix(prefix)}"
     if blocking.startswith("refs/heads/"):
         short = blocking.removeprefix("refs/heads/")
         what, rename = f"your branch {short!r} ({blocking})", f"`git branch -m {short} <new-name>`"

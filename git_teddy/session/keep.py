@@ -1,0 +1,131 @@
+"""The keep ref of a session: one ref, `refs/<prefix>keep/<id>`, keeps every snapshot the
+session refers to reachable, however many turns it has (a team remote holds thousands of
+sessions: refs per session stay constant, see docs/architecture.md).
+
+The ref points at a keep commit: its tree holds one file, `snapshots`, the ids it keeps one
+a line in the order they were kept; its parents are the keep commit before it (none for the
+first) and the snapshots it adds. Keeping a snapshot is one small commit and one
+compare-and-swap of the ref, and the chain only ever grows, so pushing it is a fast-forward
+like a session branch's (a diverged one is refused the same way). `git teddy fetch` brings a
+remote's keep ref under `refs/<prefix>incoming/<remote>/<id>` and merges it here: taken as is
+when ours is its ancestor, kept when it is ours', else a keep commit with both as parents.
+
+Before keep refs each snapshot had its own ref, `refs/<prefix>snapshots/<id>/<sha>`: those
+are read still, and the session's next write (or a push or fetch of it) folds them into the
+keep ref and removes them, in that order, so a killed run loses nothing.
+"""
+
+from collections.abc import Iterable
+from contextlib import suppress
+
+from git_teddy.errors import ConcurrentUpdateError
+from git_teddy.gitstore import GitRepo
+from git_teddy.session.refnames import keep_ref, snapshots_prefix
+
+KEEP_SUBJECT = "teddy: keep snapshots of session "
+LISTING = "snapshots"
+KEEP_ATTEMPTS = 5  # each lost race means another process kept snapshots: progress
+
+
+def kept(repo: GitRepo, keep_commit: str | None) -> list[str]:
+    """The snapshots a keep commit keeps, in the order they were kept."""
+    if keep_commit is None:
+        return []
+    data = repo.read_file(repo.read_commit(keep_commit).tree, LISTING) or b""
+    return data.decode("ascii", "replace").split()
+
+
+def legacy_refs(repo: GitRepo, prefix: str, session: str) -> dict[str, str]:
+    """The session's snapshot refs of the layout before keep refs: name -> snapshot."""
+    return repo.list_refs(f"{snapshots_prefix(prefix)}{session}/")
+
+
+def snapshots(repo: GitRepo, prefix: str, session: str) -> list[str]:
+    """Every snapshot the session keeps (its keep ref, and old-layout refs not folded yet)."""
+    found = kept(repo, repo.read_ref(keep_ref(prefix, session)))
+    return sorted({*found, *legacy_refs(repo, prefix, session).values()})
+
+
+def keep(repo: GitRepo, prefix: str, session: str, shas: Iterable[str]) -> None:
+    """Keep `shas` reachable from the session's keep ref (those already kept cost a read),
+    folding in the session's old-layout snapshot refs. Raises RefInTheWay when a ref of the
+    user's blocks the keep ref's name (the store words it)."""
+    wanted = list(dict.fromkeys(shas))
+    ref = keep_ref(prefix, session)
+    for attempt in range(KEEP_ATTEMPTS):
+        tip = repo.read_ref(ref)
+        listed = kept(repo, tip)
+        legacy = legacy_refs(repo, prefix, session)
+        known = set(listed)
+        new = [s for s in dict.fromkeys([*legacy.values(), *wanted]) if s not in known]
+        if new:
+            commit = _keep_commit(repo, session, [tip] if tip else [], [*listed, *new], new)
+            try:
+                repo.update_ref(ref, commit, tip, "keep snapshot")
+            except ConcurrentUpdateError:
+                if attempt == KEEP_ATTEMPTS - 1:
+                    raise
+                continue  # another process kept snapshots meanwhile: build on its commit
+        if legacy:
+            _drop_legacy(repo, legacy)
+        return
+
+
+def _drop_legacy(repo: GitRepo, legacy: dict[str, str]) -> None:
+    """Remove old-layout refs the keep ref now covers; one that moved meanwhile stays (and is
+    read, and folded by the next write)."""
+    with suppress(ConcurrentUpdateError):
+        repo.delete_refs(legacy)
+
+
+def _keep_commit(
+    repo: GitRepo, session: str, keeps: list[str], listing: list[str], new: list[str]
+) -> str:
+    tree = repo.write_tree(None, {LISTING: "".join(f"{s}\n" for s in listing).encode()})
+    message = f"{KEEP_SUBJECT}{session}\n\n{len(listing)} snapshot(s)\n"
+    return repo.write_commit(tree, [*keeps, *new], message)
+
+
+def merge_incoming(repo: GitRepo, prefix: str, session: str, incoming: str) -> None:
+    """Make the session's keep ref keep what a remote's keep commit `incoming` keeps too."""
+    ref = keep_ref(prefix, session)
+    for attempt in range(KEEP_ATTEMPTS):
+        tip = repo.read_ref(ref)
+        try:
+            if tip is None:
+                repo.update_ref(ref, incoming, None, "fetch keep ref")
+            elif tip == incoming or _descends(repo, tip, incoming):
+                pass  # ours has everything theirs has
+            elif _descends(repo, incoming, tip):
+                repo.update_ref(ref, incoming, tip, "fetch keep ref (fast-forward)")
+            else:
+                ours, theirs = kept(repo, tip), kept(repo, incoming)
+                known = set(ours)
+                listing = [*ours, *(s for s in theirs if s not in known)]
+                commit = _keep_commit(repo, session, [tip, incoming], listing, [])
+                repo.update_ref(ref, commit, tip, "fetch keep ref (merge)")
+            return
+        except ConcurrentUpdateError:
+            if attempt == KEEP_ATTEMPTS - 1:
+                raise
+
+
+def _descends(repo: GitRepo, tip: str, ancestor: str) -> bool:
+    """Whether keep commit `ancestor` is in the keep chain of `tip` (snapshots not walked:
+    a keep commit's parents that are not keep commits are the snapshots it adds)."""
+    seen, stack = set(), [tip]
+    while stack:
+        sha = stack.pop()
+        if sha == ancestor:
+            return True
+        if sha in seen:
+            continue
+        seen.add(sha)
+        for parent in repo.read_commit(sha).parents:
+            if parent not in seen and _is_keep(repo, parent):
+                stack.append(parent)
+    return False
+
+
+def _is_keep(repo: GitRepo, sha: str) -> bool:
+    return repo.object_exists(sha) and repo.read_commit(sha).message.startswith(KEEP_SUBJECT)
