@@ -5,7 +5,6 @@ line in the failure summary of the terminal, the report, `show`, session.md and 
 from pathlib import Path
 
 import pexpect
-import yaml
 
 from git_teddy.artifacts.output import clip_output, error_lines, failure_excerpt
 from git_teddy.errors import EXIT_TURN_FAILED
@@ -18,7 +17,9 @@ FILLER = 3000  # lines between the error and the summary: far past the report's 
 
 
 def spawn(repo: Path, env: dict, *args: str) -> pexpect.spawn:
-    return pexpect.spawn("git", ["teddy", *args], cwd=str(repo), env=env, encoding="utf-8", timeout=20)
+    return pexpect.spawn(
+        "git", ["teddy", *args], cwd=str(repo), env=env, encoding="utf-8", timeout=20
+    )
 
 
 def waiting_command(go: Path) -> str:

@@ -44,7 +44,9 @@ def _stating(lines: Sequence[str]) -> Iterable[int]:
     return (i for i, line in enumerate(lines) if _STATES_ERROR.search(line.strip()))
 
 
-def _keep(kept: dict[int, str], lines: Sequence[str], order: Iterable[int], most: int, budget: int) -> None:
+def _keep(
+    kept: dict[int, str], lines: Sequence[str], order: Iterable[int], most: int, budget: int
+) -> None:
     """Keep lines in `order` (skipping kept ones) while `most` lines and `budget` bytes
     allow; an edge line that alone exceeds the budget is kept cut to it."""
     taken = 0

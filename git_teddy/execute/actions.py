@@ -125,7 +125,7 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
     cwd = confine(env.root, action.cwd) if action.cwd else env.root
     started = time.monotonic()
     environ = {**isolated_environ(), **env.environ, **action.env}  # git sees the worktree
-    # Python flushes its output line by line, so it is shown as it comes (the plan may say otherwise)
+    # Python then writes each line as it prints it: shown as it comes (a plan may say otherwise)
     environ.setdefault("PYTHONUNBUFFERED", "1")
     proc = subprocess.Popen(
         action.command,
