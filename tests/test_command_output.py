@@ -9,10 +9,12 @@ import pexpect
 from git_teddy.artifacts.output import clip_output, error_lines, failure_excerpt
 from git_teddy.errors import EXIT_TURN_FAILED
 from testing.commands import Teddy, git
+from testing.fake_secrets import fake
 from testing.plans import execute
 from testing.sessions import report_of, start
 
 ERROR = "NameError: name 'timedelta' is not defined"
+AWS = "AKIA" + fake(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=2)
 FILLER = 3000  # lines between the error and the summary: far past the report's cap
 
 
@@ -173,3 +175,14 @@ def test_clipping_and_error_lines() -> None:
     ]
     many = f"{ERROR}\n" + "".join(f"l{n}\n" for n in range(20))
     assert failure_excerpt(many, "", "exit code 1")[:2] == [ERROR, "..."]
+
+
+def test_a_secret_in_the_first_error_line_is_redacted(repo: Path, teddy: Teddy, env: dict) -> None:
+    split = f'{AWS[:10]}""{AWS[10:]}'  # the shell joins it: only the output holds the key
+    session = start(repo, teddy, execute(f"echo error: bad key {split}; exit 3"))
+    result = teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
+    assert "FAILED: exit code 3: error: bad key" in result.stdout  # the user's own terminal
+    history = git(repo, env, "log", "-p", "--format=%B", "--branches=teddy/*")
+    assert AWS not in history and "exit code 3: error: bad key [REDACTED:aws-access-key]" in history
+    where = [row["file"] for row in report_of(repo, env, session)["redactions"]]
+    assert where == ["action 1 (EXECUTE) stdout", "action 1 (EXECUTE) summary"]

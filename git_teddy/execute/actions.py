@@ -1,5 +1,6 @@
 """Running one approved action inside the scratch worktree; each returns its outcome."""
 
+import contextlib
 import os
 import selectors
 import signal
@@ -141,7 +142,8 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
     try:
         stdout, stderr, timed_out = _stream(proc, env, started + env.timeout)
     except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)  # Ctrl-C: nothing may outlive the run
+        with contextlib.suppress(ProcessLookupError):  # gone already: nothing left to stop
+            os.killpg(proc.pid, signal.SIGKILL)  # Ctrl-C: nothing may outlive the run
         proc.wait()
         raise
     finally:
