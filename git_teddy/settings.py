@@ -429,12 +429,12 @@ EXECUTE_TIMEOUT = Integer(
 )
 EXECUTE_OUTPUT_CAP = Integer(
     "teddy.execute.outputCap",
-    "Characters kept of each command's output (stdout and stderr each) in the report; the "
-    "middle is cut.",
+    "Bytes kept of each command's output (stdout and stderr each) in the report: its first "
+    "and last lines and its first error, the cuts marked.",
     default=20_000,
     minimum=1,
     maximum=100_000_000,
-    unit="characters",
+    unit="bytes",
 )
 WORKTREE_LINK = Paths(
     "teddy.worktree.link",

@@ -39,6 +39,10 @@ class UI(Protocol):
     def show(self, text: str) -> None:
         """A line of the command's own output (plans, actions and their results): stdout."""
 
+    def command_output(self, data: bytes) -> None:
+        """Output of a running EXECUTE command (stdout and stderr), as it comes: shown live
+        on a terminal, not at all in a pipe or with -q (the report keeps it either way)."""
+
     def status(self, text: str) -> None:
         """Replace the passing status line (a model's streaming progress) with `text`;
         shown on a terminal only."""

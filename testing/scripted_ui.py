@@ -35,6 +35,7 @@ class ScriptedUI:
     shown: list[str] = field(default_factory=list)  # stdout lines on the CLI
     notes: list[str] = field(default_factory=list)  # progress lines (stderr on the CLI)
     statuses: list[str] = field(default_factory=list)
+    output: list[bytes] = field(default_factory=list)  # EXECUTE output, as it came
     asked: list[str] = field(default_factory=list)  # which questions, in order
 
     def progress(self, text: str) -> None:
@@ -42,6 +43,9 @@ class ScriptedUI:
 
     def show(self, text: str) -> None:
         self.shown.append(text)
+
+    def command_output(self, data: bytes) -> None:
+        self.output.append(data)
 
     def status(self, text: str) -> None:
         self.statuses.append(text)

@@ -111,10 +111,10 @@ def test_linked_ignored_paths(repo: Path, teddy: Teddy, env: dict) -> None:
 
 
 def test_the_smallest_output_cap_still_cuts(repo: Path, teddy: Teddy, env: dict) -> None:
-    """teddy.execute.outputCap=1 keeps no character of a long output (it once kept it all)."""
+    """teddy.execute.outputCap=1 keeps no byte of a long output (it once kept it all)."""
     git(repo, env, "config", "teddy.execute.outputCap", "1")
     session = start(repo, teddy, execute("printf 'abcdefghij%.0s' 1 2 3 4 5"))
     teddy.ok(repo, "execute", "-y")
     (log,) = report_of(repo, env, session)["action_logs"]
     kept = yaml.safe_dump(log["details"])
-    assert "abcdefghij" not in kept and "50 characters cut" in kept
+    assert "abcdefghij" not in kept and "50 bytes cut" in kept

@@ -350,7 +350,7 @@ def test_story_jsonl(story: Story) -> None:
     assert failure[1]["content"] == (
         f"Task: Add a checker\n\nThe user's request:\n> {MESSAGES['01']}\n\n"
         "Decisions so far:\n" + "".join(f"- {d}\n" for d in STORY_DECISIONS) + "\n"
-        "This failed:\n`EXECUTE python check.py` failed: exit code 1\ncheck failed: VALUE is 1\n\n"
+        "This failed:\n`EXECUTE python check.py` failed: exit code 1: check failed: VALUE is 1\n\n"
         "What do you do next?"
     )
     fixed = (
@@ -398,7 +398,7 @@ def test_markdown_and_puzzle_exports_into_a_folder(story: Story, tmp_path: Path)
     assert names == [f"{SESSION}-01-puzzle-1.md", f"{SESSION}-01-puzzle-2.md"]
     data, body = frontmatter.parse((folder / names[1]).read_text())
     assert data == {"type": "puzzle", "turn": "01", "resolved_in": "02", **STORY_META}
-    assert "## Failure\n\n```text\n`EXECUTE python check.py` failed: exit code 1\n" in body
+    assert "## Failure\n\n```text\n`EXECUTE python check.py` failed: exit code 1: check" in body
 
 
 def test_puzzle_export_needs_a_folder(story: Story) -> None:

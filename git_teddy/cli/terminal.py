@@ -57,6 +57,14 @@ class _Console:
     def show(self, text: str) -> None:
         click.echo(text)
 
+    def command_output(self, data: bytes) -> None:
+        # raw bytes as the command wrote them (\r progress bars and colours keep working);
+        # only to a terminal: a pipe gets the report, not a second copy of the output
+        if sys.stdout.isatty() and not _quiet():
+            sys.stdout.flush()  # our own lines before it, in order
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+
     def status(self, text: str) -> None:
         if sys.stderr.isatty():
             sys.stderr.write(f"\r{text}")

@@ -1,6 +1,8 @@
 """Running one approved action inside the scratch worktree; each returns its outcome."""
 
+import contextlib
 import os
+import selectors
 import signal
 import subprocess
 import time
@@ -9,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from git_teddy.artifacts.output import clip_output, first_error
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
     Action,
@@ -119,54 +122,86 @@ def _edit(action: EditFile, env: ActionEnv) -> Outcome:
     return Outcome(True, f"edited {action.path} ({len(action.edits)} change(s))")
 
 
-def _cap(data: bytes, cap: int) -> str:
-    text = data.decode("utf-8", "replace")
-    if len(text) <= cap:
-        return text
-    half = cap // 2
-    cut = len(text) - 2 * half
-    head, tail = text[:half], text[len(text) - half :]  # text[-0:] would be all of it
-    return f"{head}\n[... {cut} characters cut ...]\n{tail}"
-
-
 def _execute(action: Execute, env: ActionEnv) -> Outcome:
     cwd = confine(env.root, action.cwd) if action.cwd else env.root
     started = time.monotonic()
+    environ = {**isolated_environ(), **env.environ, **action.env}  # git sees the worktree
+    # Python then writes each line as it prints it: shown as it comes (a plan may say otherwise)
+    environ.setdefault("PYTHONUNBUFFERED", "1")
     proc = subprocess.Popen(
         action.command,
         shell=True,
         cwd=cwd,
-        env={**isolated_environ(), **env.environ, **action.env},  # git sees the worktree
+        env=environ,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group: a timeout kills all it started
     )
     env.on_child(proc.pid)
-    timed_out = False
     try:
-        stdout, stderr = proc.communicate(timeout=env.timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
+        stdout, stderr, timed_out = _stream(proc, env, started + env.timeout)
     except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)  # Ctrl-C: nothing may outlive the run
+        with contextlib.suppress(ProcessLookupError):  # gone already: nothing left to stop
+            os.killpg(proc.pid, signal.SIGKILL)  # Ctrl-C: nothing may outlive the run
         proc.wait()
         raise
     finally:
         env.on_child(None)
+    out, err = stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
     details: dict[str, Any] = {
         "return_code": proc.returncode,
-        "stdout": _cap(stdout, env.output_cap),
-        "stderr": _cap(stderr, env.output_cap),
+        "stdout": clip_output(out, env.output_cap),
+        "stderr": clip_output(err, env.output_cap),
         "duration_s": round(time.monotonic() - started, 3),
     }
     if timed_out:
         details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout)"
         return Outcome(False, details["error"], details)
-    ok = proc.returncode == 0
-    return Outcome(ok, f"exit code {proc.returncode}", details)
+    if proc.returncode == 0:
+        return Outcome(True, "exit code 0", details)
+    error = first_error(out, err)  # the cause, not just the code, reaches terminal and log
+    return Outcome(False, f"exit code {proc.returncode}" + (f": {error}" if error else ""), details)
+
+
+def _stream(
+    proc: "subprocess.Popen[bytes]", env: ActionEnv, deadline: float
+) -> tuple[bytes, bytes, bool]:
+    """The command's whole stdout and stderr, each chunk shown through the UI as it comes
+    (a terminal sees the command run); and whether the deadline passed (the command is then
+    killed with all it started)."""
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
+    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    captured = {out: bytearray(), err: bytearray()}
+    last = b"\n"
+    with selectors.DefaultSelector() as selector:
+        for fd in captured:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map() and time.monotonic() < deadline:
+            for key, _ in selector.select(max(deadline - time.monotonic(), 0)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                    continue
+                captured[key.fd] += chunk
+                env.ui.command_output(chunk)
+                last = chunk[-1:]
+        timed_out = bool(selector.get_map())
+    if last != b"\n":
+        env.ui.command_output(b"\n")  # the next line of ours starts on a line of its own
+    if not timed_out:
+        try:
+            proc.wait(timeout=max(deadline - time.monotonic(), 0))
+        except subprocess.TimeoutExpired:
+            timed_out = True  # it closed its output but ran on
+    if timed_out:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        captured[out] += proc.stdout.read()  # what it wrote before it was killed
+        captured[err] += proc.stderr.read()
+    proc.stdout.close()
+    proc.stderr.close()
+    return bytes(captured[out]), bytes(captured[err]), timed_out
 
 
 def _read(action: Read, env: ActionEnv) -> Outcome:

@@ -155,7 +155,8 @@ def _run_actions(
 
 
 def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str, object]]]:
-    """Command output and replies with their secrets replaced, and where they were."""
+    """Command output and replies with their secrets replaced, and where they were; the
+    summary too, which quotes a failed command's first error line."""
     found: dict[str, list[Finding]] = {}
     clean = []
     for log in logs:
@@ -165,7 +166,10 @@ def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str,
                 details[key], secrets = redact(value)
                 if secrets:
                     found[f"action {log.index} ({log.action_type}) {key}"] = secrets
-        clean.append(log.model_copy(update={"details": details}))
+        summary, secrets = redact(log.summary) if log.summary else (log.summary, [])
+        if secrets:
+            found[f"action {log.index} ({log.action_type}) summary"] = secrets
+        clean.append(log.model_copy(update={"details": details, "summary": summary}))
     return clean, summarize(found)
 
 

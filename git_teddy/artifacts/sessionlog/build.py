@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from git_teddy.artifacts.names import subagent_session_id
+from git_teddy.artifacts.output import failure_excerpt
 from git_teddy.artifacts.plan.models import Plan
 from git_teddy.artifacts.report import ActionLog, ExecutionReport
 from git_teddy.artifacts.sessionlog.callouts import (
@@ -300,8 +301,12 @@ def _user_interventions(logs: Sequence[ActionLog], next_turn: TurnFiles | None) 
 
 def _failure(log: ActionLog, later: Sequence[TurnFiles]) -> Callout:
     call = call_text(log)
-    output = str(log.details.get("stderr") or log.details.get("stdout") or "").strip()
-    body = failure(call, summary_of(log), output.splitlines()[-10:])
+    summary = summary_of(log)
+    # the first error and the last lines: the cause a test run states at its top and the
+    # summary it ends with, not only the last lines
+    details = log.details
+    stdout, stderr = str(details.get("stdout") or ""), str(details.get("stderr") or "")
+    body = failure(call, summary, failure_excerpt(stdout, stderr, summary))
     fixer = next((t for t in later if _succeeded(t, call)), None)
     return error_callout(body, fixer.name if fixer else None, fixer.title if fixer else None)
 

@@ -126,7 +126,7 @@ def read_resolution(callout: Callout) -> tuple[str | None, str | None]:
 
 
 def failure(call: str, summary: str, output: Sequence[str] = ()) -> str:
-    """An `[!error]` body for an action that failed: the call, why, its last output lines."""
+    """An `[!error]` body for an action that failed: the call, why, lines of its output."""
     return "\n".join([f"{inline_code(call)}{_FAILED}{summary}", *output])
 
 
