@@ -119,7 +119,7 @@ def detect_tools(paths: Iterable[str], manifests: Mapping[str, str]) -> list[str
     tools = ["GitHub Actions"] if workflows else []
     tools += [tool for name, tool in MARKERS if name in names]
     tools += [tool for name, text, tool in MENTIONS if text in manifests.get(name, "")]
-    found = [f"{lang} ({count} files)" for lang, count in languages.most_common(6)]
+    found = [f"{lang} ({n} file{'s' if n != 1 else ''})" for lang, n in languages.most_common(6)]
     return found + list(dict.fromkeys(tools))
 
 
