@@ -15,7 +15,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from git_teddy.artifacts.plan.fences import fence_for
 
@@ -109,11 +108,11 @@ def detect_tools(paths: Iterable[str], manifests: Mapping[str, str]) -> list[str
     names: set[str] = set()  # root files, and test configuration files anywhere
     workflows = False
     for path in paths:
-        pure = PurePosixPath(path)
-        if len(pure.parts) == 1 or pure.name in ("conftest.py", "pytest.ini"):
-            names.add(pure.name)
+        name = path.rsplit("/", 1)[-1]
+        if name == path or name in ("conftest.py", "pytest.ini"):
+            names.add(name)
         workflows = workflows or path.startswith(".github/workflows/")
-        language = LANGUAGES.get(pure.suffix.lower())
+        language = LANGUAGES.get(_suffix(path).lower())
         if language:
             languages[language] += 1
     tools = ["GitHub Actions"] if workflows else []
@@ -178,13 +177,20 @@ def mentioned(paths: Iterable[str], texts: Iterable[str]) -> set[str]:
     return found
 
 
+def _suffix(path: str) -> str:
+    """PurePosixPath(path).suffix, without building a path object (100,000 files)."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
 def _folder(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 def _centrality(file: TrackedFile) -> tuple[int, bool, int, str]:
     """Shallow first, source before data, big before small."""
-    source = PurePosixPath(file.path).suffix in SOURCE_SUFFIXES
+    source = _suffix(file.path) in SOURCE_SUFFIXES
     return (file.path.count("/"), not source, -file.size, file.path)
 
 
@@ -254,11 +260,11 @@ def select(
     return shown
 
 
-def render_map(
-    files: list[TrackedFile], focus: set[str], budget: int, symbols: Mapping[str, list[str]]
-) -> str:
-    """The map section: the files `select` keeps from `rank`, as a tree in path order."""
-    shown = select(rank(files, focus), budget, symbols)
+def render_map(ranked: list[TrackedFile], budget: int, symbols: Mapping[str, list[str]]) -> str:
+    """The map section: the files `select` keeps from `ranked` (as `rank` gives them), as a
+    tree in path order."""
+    files = ranked
+    shown = select(ranked, budget, symbols)
     lines: list[str] = []
     folders: set[str] = set()
     for file in sorted(shown, key=lambda f: f.path.split("/")):

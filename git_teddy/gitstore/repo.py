@@ -503,16 +503,16 @@ class GitRepo:
         out = runner.output(["ls-tree", "-r", "-z", "--name-only", tree_sha], self.cwd)
         return [path for path in out.split("\0") if path]
 
-    def list_files_sized(self, tree_sha: str) -> list[tuple[str, int]]:
-        """Every file path in a tree with its size as stored (-1 for a gitlink), in one
-        `git ls-tree -r -l`."""
+    def list_files_sized(self, tree_sha: str) -> list[tuple[str, int, str]]:
+        """Every file path in a tree with its size as stored (-1 for a gitlink) and its
+        object id, in one `git ls-tree -r -l`."""
         out = runner.output(["ls-tree", "-r", "-z", "-l", tree_sha], self.cwd)
         files = []
         for entry in out.split("\0"):
             meta, _, path = entry.partition("\t")
-            size = meta.rsplit(" ", 1)[-1].strip()
             if path:
-                files.append((path, int(size) if size.isdigit() else -1))
+                _mode, _kind, oid, size = meta.split()
+                files.append((path, int(size) if size.isdigit() else -1, oid))
         return files
 
     def git_version(self) -> str:

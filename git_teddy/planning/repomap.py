@@ -58,31 +58,34 @@ def _read_entry(path: Path, key: str) -> tuple[list[str], str] | None:
     return [str(tool) for tool in tools], text
 
 
-def _symbols(repo: GitRepo, tree: str, files: list[TrackedFile]) -> dict[str, list[str]]:
-    """Top-level symbols of the Python files among `files` (read from the tree)."""
+def _symbols(
+    repo: GitRepo, files: list[TrackedFile], blobs: dict[str, str]
+) -> dict[str, list[str]]:
+    """Top-level symbols of the Python files among `files` (`blobs`: their object ids)."""
     found = {}
     for file in files:
         if file.path.endswith(".py") and 0 < file.size <= MAX_PYTHON_BYTES:
-            data = repo.read_file(tree, file.path)
-            if data is not None:
-                found[file.path] = python_symbols(data.decode("utf-8", "replace"))
+            data = repo.read_object(blobs[file.path])
+            found[file.path] = python_symbols(data.decode("utf-8", "replace"))
     return found
 
 
 def _compute(
     repo: GitRepo, tree: str, names: list[str], message: str, budget: int
 ) -> tuple[list[str], str]:
-    files = [TrackedFile(path, size) for path, size in repo.list_files_sized(tree)]
-    paths = [file.path for file in files]
+    listing = repo.list_files_sized(tree)
+    files = [TrackedFile(path, size) for path, size, _ in listing]
+    blobs = {path: oid for path, _, oid in listing}
+    paths = list(blobs)
     manifests = {
         name: (repo.read_file(tree, name) or b"").decode("utf-8", "replace") for name in MANIFESTS
     }
     focus = set(names).intersection(paths) | mentioned(paths, [message])
     # Which Python files could be shown: those that fit without symbols; then, with their
     # symbols, render_map keeps those that still fit.
-    candidates = select(rank(files, focus), budget, {})
-    symbols = _symbols(repo, tree, candidates)
-    return detect_tools(paths, manifests), render_map(files, focus, budget, symbols)
+    ranked = rank(files, focus)
+    symbols = _symbols(repo, select(ranked, budget, {}), blobs)
+    return detect_tools(paths, manifests), render_map(ranked, budget, symbols)
 
 
 def repository_overview(
