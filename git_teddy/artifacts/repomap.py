@@ -11,6 +11,7 @@ platform is the caller's (planning/repomap.py); this module only computes text.
 """
 
 import ast
+import heapq
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -169,7 +170,9 @@ def mentioned(paths: Iterable[str], texts: Iterable[str]) -> set[str]:
     """The tracked paths a text names, by path or by a file name of 4+ characters."""
     words = {w.strip("./`'\"") for text in texts for w in _WORD.findall(text)}
     words.discard("")
-    found = set()
+    found: set[str] = set()
+    if not words:
+        return found
     for path in paths:
         name = path.rsplit("/", 1)[-1]
         if path in words or (len(name) >= 4 and name in words):
@@ -194,13 +197,14 @@ def _centrality(file: TrackedFile) -> tuple[int, bool, int, str]:
     return (file.path.count("/"), not source, -file.size, file.path)
 
 
-def rank(files: list[TrackedFile], focus: set[str]) -> list[TrackedFile]:
+def rank(files: list[TrackedFile], focus: set[str], limit: int | None = None) -> list[TrackedFile]:
     """Most relevant first: named files, a few of their neighbours (a big folder must not
-    crowd out the rest), then the others by centrality."""
+    crowd out the rest), then the others by centrality; the first `limit` only if given
+    (a heap, not a sort of 100,000 files)."""
     near = {_folder(path) for path in focus}
     neighbours: dict[str, list[TrackedFile]] = {folder: [] for folder in near}
     for file in files:
-        if file.path not in focus and _folder(file.path) in near:
+        if near and file.path not in focus and _folder(file.path) in near:
             neighbours[_folder(file.path)].append(file)
     chosen = {
         file.path
@@ -208,11 +212,19 @@ def rank(files: list[TrackedFile], focus: set[str]) -> list[TrackedFile]:
         for file in sorted(group, key=_centrality)[:NEIGHBOURS]
     }
 
-    def key(file: TrackedFile) -> tuple[int, tuple[int, bool, int, str]]:
-        tier = 0 if file.path in focus else 1 if file.path in chosen else 2
-        return (tier, _centrality(file))
+    def key(file: TrackedFile) -> tuple[int, int, bool, int, str]:
+        path = file.path
+        tier = 0 if path in focus else 1 if path in chosen else 2
+        return (tier, path.count("/"), _suffix(path) not in SOURCE_SUFFIXES, -file.size, path)
 
-    return sorted(files, key=key)
+    if limit is None or limit >= len(files):
+        return sorted(files, key=key)
+    return heapq.nsmallest(limit, files, key=key)
+
+
+def most_shown(budget: int) -> int:
+    """No more files than this fit in `budget` tokens (a file's line is 7+ characters)."""
+    return budget * CHARS_PER_TOKEN // 7 + 1
 
 
 # ---- rendering ---------------------------------------------------------------------------------
@@ -260,10 +272,11 @@ def select(
     return shown
 
 
-def render_map(ranked: list[TrackedFile], budget: int, symbols: Mapping[str, list[str]]) -> str:
-    """The map section: the files `select` keeps from `ranked` (as `rank` gives them), as a
-    tree in path order."""
-    files = ranked
+def render_map(
+    ranked: list[TrackedFile], total: int, budget: int, symbols: Mapping[str, list[str]]
+) -> str:
+    """The map section: the files `select` keeps from `ranked` (as `rank` gives them, at
+    least `most_shown(budget)` of them) of `total` tracked files, as a tree in path order."""
     shown = select(ranked, budget, symbols)
     lines: list[str] = []
     folders: set[str] = set()
@@ -273,14 +286,14 @@ def render_map(ranked: list[TrackedFile], budget: int, symbols: Mapping[str, lis
                 folders.add(folder)
                 lines.append(line)
         lines += _file_lines(file, symbols.get(file.path, []))
-    left = len(files) - len(shown)
+    left = total - len(shown)
     if left:
         lines.append(f"... {left} more files not shown (teddy.mapTokens = {budget})")
     tree = "\n".join(lines) or "(no tracked files)"
     fence = fence_for(tree)
     return (
         "### Repository Map\n"
-        f"{len(files)} tracked files, {len(shown)} shown: files named in the context or the "
+        f"{total} tracked files, {len(shown)} shown: files named in the context or the "
         "message and their folders first, then the top folders; sizes as stored, Python "
         "symbols under their file.\n"
         f"{fence}text\n{tree}\n{fence}\n"

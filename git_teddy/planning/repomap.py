@@ -19,6 +19,7 @@ from git_teddy.artifacts.repomap import (
     TrackedFile,
     detect_tools,
     mentioned,
+    most_shown,
     python_symbols,
     rank,
     render_map,
@@ -83,9 +84,9 @@ def _compute(
     focus = set(names).intersection(paths) | mentioned(paths, [message])
     # Which Python files could be shown: those that fit without symbols; then, with their
     # symbols, render_map keeps those that still fit.
-    ranked = rank(files, focus)
+    ranked = rank(files, focus, most_shown(budget))
     symbols = _symbols(repo, select(ranked, budget, {}), blobs)
-    return detect_tools(paths, manifests), render_map(ranked, budget, symbols)
+    return detect_tools(paths, manifests), render_map(ranked, len(files), budget, symbols)
 
 
 def repository_overview(
