@@ -141,14 +141,16 @@ def render_user_payload(
         f"## 4. Context Summary\n"
         f"Token counts use the `{encoding}` encoding. Total: {total} tokens in "
         f"{len(resources)} resource(s).\n\n{summary or '(no resources)'}\n"
-        f"{_overview(overview)}{render_resources(resources)}"
+        f"{_overview(overview, bool(summary))}{render_resources(resources)}"
     )
 
 
-def _overview(overview: Resource | None) -> str:
+def _overview(overview: Resource | None, after_list: bool) -> str:
     if overview is None or not overview.text:
         return ""
-    return f"System information and repository map: {overview.tokens} tokens.\n\n{overview.text}\n"
+    gap = "" if after_list else "\n"  # a list ends with its newline, "(no resources)" not
+    count = f"System information and repository map: {overview.tokens} tokens.\n"
+    return f"{gap}{count}\n{overview.text}\n"
 
 
 UNREDACTED_NOTE = (
