@@ -32,6 +32,7 @@ bench: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_index.py
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_session_log.py
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_scale.py
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_repomap.py
 	$(BIN)/python benchmarks/bench_plan.py
 	$(BIN)/python benchmarks/bench_redact.py
 

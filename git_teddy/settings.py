@@ -391,6 +391,16 @@ MAX_RESOURCE_BYTES = Integer(
     maximum=1024**3,
     unit="bytes",
 )
+MAP_TOKENS = Integer(
+    "teddy.mapTokens",
+    "Tokens (counted as characters/4) of the repository map every context starts with: the "
+    "tracked files as a tree with sizes and Python symbols, the most relevant first, the cut "
+    "said; 0 leaves the map and the system information out.",
+    default=1024,
+    minimum=0,
+    maximum=1_000_000,
+    unit="tokens",
+)
 FETCH_TIMEOUT = Integer(
     "teddy.fetch.timeout",
     "Seconds to wait for a URL named in the context.",
@@ -478,6 +488,7 @@ REGISTRY: tuple[Setting, ...] = (
     TOKENIZER,
     CONTEXT_WINDOW,
     MAX_RESOURCE_BYTES,
+    MAP_TOKENS,
     FETCH_TIMEOUT,
     REDACT_REQUESTS,
     APPLY,

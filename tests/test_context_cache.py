@@ -96,7 +96,9 @@ def test_cached_answers_are_what_the_full_command_prints(
         assert not imported & set(HEAVY), f"{args}: imported {imported & set(HEAVY)}"
     data = json.loads(traced(repo, env, "--session", session, "--json")[0])
     assert [r["resource"] for r in data["resources"]] == ["app.py", "docs/a.md"]
-    assert data["total_tokens"] == sum(r["tokens"] for r in data["resources"]) > 0
+    resources = sum(r["tokens"] for r in data["resources"])
+    assert resources > 0 and data["overview_tokens"] > 0  # the repository map counts too
+    assert data["total_tokens"] == resources + data["overview_tokens"]
     refused = teddy(repo, "context", "--json=x")  # not plainly given: click parses, refuses
     assert refused.returncode == 2 and "'--json' does not take a value" in refused.stderr
 

@@ -3,6 +3,7 @@ locally, a missing file, memos and the automatic history of the previous turn. R
 with `UPDATE_GOLDEN=1 make test` and review the diff."""
 
 import os
+import re
 from pathlib import Path
 
 from testing.commands import Teddy, git
@@ -45,6 +46,10 @@ def test_golden_context_log(
     log = git(repo, env, "show", f"teddy/{session}/main:02/_context.log")
     # Fixed dates make every id stable; only the server's port changes from run to run.
     log = log.replace(server, "http://127.0.0.1:PORT")
+    # ... and the machine's own facts in the system information.
+    for fact in ("OS", "Shell", "git", "Python"):
+        log = re.sub(rf"^- {fact}: .*$", f"- {fact}: HOST", log, count=1, flags=re.M)
+    log = re.sub(r"(?<=repository map: )\d+(?= tokens)", "N", log, count=1)
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.write_text(log)
     assert log == GOLDEN.read_text()

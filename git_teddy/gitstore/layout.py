@@ -6,6 +6,7 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
     teddy/
       tokens.json              token counts by blob id (git_teddy.planning.tokens)
       context-cache/           whole answers of `git teddy context` (planning.context_cache)
+      repomap/<tree>-<key>.json  a context's repository map by tree id (planning.repomap)
       index.toon               the session index behind `list` and `stats` (git_teddy.index)
       log-cache/<tree>.json    what `session.md` needs from one turn folder, by the folder's
                                tree id (git_teddy.session.logcache)
@@ -83,6 +84,10 @@ class Layout:
     @property
     def context_cache(self) -> Path:
         return self.root / "context-cache"
+
+    @property
+    def repo_map_cache(self) -> Path:
+        return self.root / "repomap"
 
     @property
     def index_file(self) -> Path:

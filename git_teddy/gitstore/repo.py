@@ -509,6 +509,22 @@ class GitRepo:
         out = runner.output(["ls-tree", "-r", "-z", "--name-only", tree_sha], self.cwd)
         return [path for path in out.split("\0") if path]
 
+    def list_files_sized(self, tree_sha: str) -> list[tuple[str, int, str]]:
+        """Every file path in a tree with its size as stored (-1 for a gitlink) and its
+        object id, in one `git ls-tree -r -l`."""
+        out = runner.output(["ls-tree", "-r", "-z", "-l", tree_sha], self.cwd)
+        files = []
+        for entry in out.split("\0"):
+            meta, _, path = entry.partition("\t")
+            if path:
+                _mode, _kind, oid, size = meta.split()
+                files.append((path, int(size) if size.isdigit() else -1, oid))
+        return files
+
+    def git_version(self) -> str:
+        """git's own version, as `git --version` says it (for the context's system facts)."""
+        return runner.output(["--version"], self.cwd).strip().removeprefix("git version ")
+
     def list_dir(self, tree_sha: str, path: str = "") -> dict[str, bool]:
         """Names in a folder of a tree, each mapped to whether it is itself a folder."""
         obj = self._tree_at(tree_sha, path) if path else self._object(tree_sha.encode())

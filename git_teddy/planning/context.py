@@ -121,9 +121,14 @@ def render_resources(resources: list[Resource]) -> str:
 
 
 def render_user_payload(
-    memos: list[str], message: str, resources: list[Resource], encoding: str
+    memos: list[str],
+    message: str,
+    resources: list[Resource],
+    encoding: str,
+    overview: Resource | None = None,
 ) -> str:
-    """Everything the model gets besides the system prompt, in spec 002's layout."""
+    """Everything the model gets besides the system prompt, in spec 002's layout;
+    `overview` (system information and the repository map) closes the summary."""
     memo_text = "".join(f"- {memo}\n" for memo in memos) or "(none)\n"
     total = sum(r.tokens for r in resources)
     summary = "".join(
@@ -136,8 +141,16 @@ def render_user_payload(
         f"## 4. Context Summary\n"
         f"Token counts use the `{encoding}` encoding. Total: {total} tokens in "
         f"{len(resources)} resource(s).\n\n{summary or '(no resources)'}\n"
-        f"{render_resources(resources)}"
+        f"{_overview(overview, bool(summary))}{render_resources(resources)}"
     )
+
+
+def _overview(overview: Resource | None, after_list: bool) -> str:
+    if overview is None or not overview.text:
+        return ""
+    gap = "" if after_list else "\n"  # a list ends with its newline, "(no resources)" not
+    count = f"System information and repository map: {overview.tokens} tokens.\n"
+    return f"{gap}{count}\n{overview.text}\n"
 
 
 UNREDACTED_NOTE = (

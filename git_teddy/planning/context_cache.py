@@ -33,7 +33,7 @@ from git_teddy.gitstore.worktree_tree import worktree_tree
 from git_teddy.session.refnames import is_session_branch, session_ref_patterns
 from git_teddy.settings import Settings
 
-FORMAT = 2  # bump when an entry's layout or meaning changes
+FORMAT = 3  # bump when an entry's layout or meaning changes
 MAX_ENTRIES = 16  # the newest are kept: recent states of the working tree
 OUTPUTS = ("json", "text")
 
@@ -149,14 +149,21 @@ def _checksum(fields: list[object]) -> int:
 
 
 class Answer:
-    """What `git teddy context` shows: the resources with their token counts, and the total."""
+    """What `git teddy context` shows: system information and the repository map (the
+    `overview` text and its tokens), the resources with their token counts, and the total."""
 
     def __init__(
-        self, session: str, agent: str, encoding: str, resources: list[tuple[str, int, str | None]]
+        self,
+        session: str,
+        agent: str,
+        encoding: str,
+        resources: list[tuple[str, int, str | None]],
+        overview: tuple[str, int] = ("", 0),
     ) -> None:
         self.session, self.agent, self.encoding = session, agent, encoding
         self.resources = resources
-        self.total = sum(tokens for _, tokens, _ in resources)
+        self.overview, self.overview_tokens = overview
+        self.total = sum(tokens for _, tokens, _ in resources) + self.overview_tokens
 
     def render(self, output: str) -> str:
         """What the command prints (`json` for --json, else `text`), without the last newline."""
@@ -167,6 +174,8 @@ class Answer:
                 "agent": self.agent,
                 "encoding": self.encoding,
                 "resources": rows,
+                "overview": self.overview,
+                "overview_tokens": self.overview_tokens,
                 "total_tokens": self.total,
             }
             return json.dumps(data, indent=2, ensure_ascii=False)
@@ -174,8 +183,11 @@ class Answer:
             f"{tokens:>8}  {name}{f'  ({note})' if note else ''}"
             for name, tokens, note in self.resources
         ]
+        if self.overview:
+            lines.append(f"{self.overview_tokens:>8}  (system information and repository map)")
         summary = f"{len(self.resources)} resources, {self.encoding}, agent {self.agent}"
-        return "\n".join([*lines, f"{self.total:>8}  total ({summary})"])
+        head = [self.overview.rstrip("\n"), ""] if self.overview else []
+        return "\n".join([*head, *lines, f"{self.total:>8}  total ({summary})"])
 
 
 # ---- looking up (no click, pydantic nor dulwich) ----------------------------------------------
@@ -272,13 +284,15 @@ class Watch:
         outputs = {output: answer.render(output) for output in OUTPUTS}
         check = _checksum([key, session, marker, *outputs.values()])
         entry = {"key": key, "session": session, "marker": marker, **outputs, "check": check}
-        return _write_entry(_entry_path(self.place, tree, key), entry, self.place.layout.shared)
+        return write_entry(_entry_path(self.place, tree, key), entry, self.place.layout.shared)
 
 
-def _write_entry(path: Path, entry: Mapping[str, object], shared: permissions.Shared) -> bool:
-    """Atomically (a temporary file renamed), then drop the oldest entries past the limit.
-    A derived folder that cannot be written costs speed, nothing else. `shared`: the modes
-    core.sharedRepository asks for."""
+def write_entry(
+    path: Path, entry: Mapping[str, object], shared: permissions.Shared, keep: int = MAX_ENTRIES
+) -> bool:
+    """Atomically (a temporary file renamed), then drop the oldest entries past `keep` in
+    its folder. A derived folder that cannot be written costs speed, nothing else. `shared`:
+    the modes core.sharedRepository asks for."""
     import tempfile
 
     try:
@@ -292,18 +306,18 @@ def _write_entry(path: Path, entry: Mapping[str, object], shared: permissions.Sh
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        _prune(path.parent)
+        _prune(path.parent, keep)
     except (OSError, TeddyError):  # TeddyError: a file where the cache folder should be
         return False
     return True
 
 
-def _prune(folder: Path) -> None:
+def _prune(folder: Path, keep: int) -> None:
     entries = []
     for path in folder.iterdir():
         try:
             entries.append((path.stat().st_mtime_ns, path))
         except FileNotFoundError:
             continue  # another process pruned it
-    for _, path in sorted(entries, reverse=True)[MAX_ENTRIES:]:
+    for _, path in sorted(entries, reverse=True)[keep:]:
         path.unlink(missing_ok=True)

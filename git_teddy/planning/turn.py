@@ -52,6 +52,7 @@ from git_teddy.planning.pipelines import (
     run_pipeline,
     step_system,
 )
+from git_teddy.planning.repomap import repository_overview
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.web import fetch_text
 from git_teddy.redact import Finding, redact, summarize
@@ -70,6 +71,7 @@ from git_teddy.session.workspace import Workspace
 from git_teddy.settings import (
     CONTEXT_WINDOW,
     FETCH_TIMEOUT,
+    MAP_TOKENS,
     MAX_RESOURCE_BYTES,
     MAX_RETRIES,
     REDACT_REQUESTS,
@@ -94,10 +96,11 @@ class TurnInputs:
     system_prompt: str
     encoding: str
     history: list[str] = field(default_factory=list)  # turns whose artifacts are included
+    overview: Resource | None = None  # system information and the repository map
 
     def payload(self, message: str) -> str:
         prompt = prompt_with_handoff(message, self.handoff)
-        return render_user_payload(self.memos, prompt, self.resources, self.encoding)
+        return render_user_payload(self.memos, prompt, self.resources, self.encoding, self.overview)
 
 
 # ---- reading what the context names ----------------------------------------------------------
@@ -214,8 +217,10 @@ def gather_inputs(
     depth: int,
     with_text: bool = True,
     turn_context: list[str] | None = None,
+    message: str = "",
 ) -> TurnInputs:
-    """`turn_context` replaces the layer the previous turn would give (for branches)."""
+    """`turn_context` replaces the layer the previous turn would give (for branches);
+    `message` (the user's) puts the files it names first in the repository map."""
     repo, store = ws.repo, ws.store
     tree = repo.read_commit(base).tree
     previous_entries, report = _previous_layer(ws, session, branch)
@@ -242,6 +247,14 @@ def gather_inputs(
     by_name = {r.name: r for r in files}
     resources = [_url_resource(ws, n, counter) if is_url(n) else by_name[n] for n in names]
     history, history_resources = _history(ws, session, branch, depth, counter)
+    overview_text = repository_overview(
+        repo, tree, [r.name for r in files], message, ws.settings.integer(MAP_TOKENS)
+    )
+    overview = (
+        Resource("repository map", counter.count(overview_text), overview_text)
+        if overview_text
+        else None
+    )
     counter.save()
     chosen = handoff.agent
     memos = parse_memos((repo.read_file(tree, MEMOS_PATH) or b"").decode("utf-8", "replace"))
@@ -255,6 +268,7 @@ def gather_inputs(
         system_prompt=agent_prompt(chosen, lambda path: repo.read_file(tree, path)),
         encoding=counter.encoding_label,
         history=history,
+        overview=overview,
     )
 
 
@@ -419,7 +433,9 @@ def _plan_on(
     else:
         base, context = snapshot_for_next_turn(store, session, branch), None
     reached("plan.snapshot")
-    inputs = gather_inputs(ws, session, branch, base, agent, depth, turn_context=context)
+    inputs = gather_inputs(
+        ws, session, branch, base, agent, depth, turn_context=context, message=message
+    )
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
     raw_payload = inputs.payload(message)
@@ -514,6 +530,7 @@ def with_resume_history(
     counter = token_counter(ws)
     window = ws.settings.integer(CONTEXT_WINDOW)
     used = sum(r.tokens for r in inputs.resources) + counter.count(inputs.system_prompt)
+    used += inputs.overview.tokens if inputs.overview else 0
     budget = window - used - counter.count(message) - REPLY_RESERVE
     history = resume_history(parse_log(text), budget, counter.count)
     counter.save()
