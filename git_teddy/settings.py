@@ -181,6 +181,37 @@ class Integer(Setting):
         return value
 
 
+class Duration(Setting):
+    """A length of time: a whole number with s, m, h, d or w (seconds without), read as
+    seconds; 0 means never."""
+
+    default: int
+    kind = "duration"
+    requirement = "a duration such as 30m, 8h or 2d (0: never)"
+
+    def __init__(self, key: str, help: str, default: str, maximum: int) -> None:
+        super().__init__(key, help, default)
+        self.maximum = maximum
+        self.shown = default
+        self.default = self.parse(default)
+
+    @property
+    def shown_default(self) -> str:
+        return self.shown
+
+    def parse(self, raw: str) -> int:
+        match = re.fullmatch(r"([0-9]+)([smhdw]?)", raw.strip().lower())
+        if match is None:
+            raise ValueError(raw)
+        value = int(match[1]) * _SECONDS[match[2]]
+        if value > self.maximum:
+            raise ValueError(raw)
+        return value
+
+
+_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400}
+
+
 class Number(Setting):
     """A number (fractions allowed) from 0 to `maximum`; no suffixes."""
 
@@ -268,6 +299,14 @@ REMOTE = Text(
     "Remote that `git teddy push` and `git teddy fetch` use when none is named.",
     "origin",
     default="origin",
+)
+IDLE_TIMEOUT = Duration(
+    "teddy.idleTimeout",
+    "How long an active session may go without a commit before it reads as paused (spec 003: "
+    "the session times out), resuming at its last turn; 0 never. Nothing is written: "
+    "`list`, `stats` and `show` derive it from the last commit's time.",
+    default="8h",
+    maximum=366 * 86_400,
 )
 SUBAGENT_MODE = Choice(
     "teddy.subagentMode",
@@ -473,6 +512,7 @@ REGISTRY: tuple[Setting, ...] = (
     CHANNEL,
     REMOTE,
     SUBAGENT_MODE,
+    IDLE_TIMEOUT,
     PROVIDER,
     MODEL,
     BASE_URL,
@@ -591,6 +631,11 @@ class Settings:
         return setting.default if raw is None else setting.parse(raw)
 
     def integer(self, setting: Integer) -> int:
+        raw = self.checked(setting)
+        return setting.default if raw is None else setting.parse(raw)
+
+    def duration(self, setting: Duration) -> int:
+        """Seconds."""
         raw = self.checked(setting)
         return setting.default if raw is None else setting.parse(raw)
 

@@ -502,6 +502,7 @@ def test_the_reader_agrees_with_toon_format(values: list[tuple[Any, ...]]) -> No
             base_snapshot=model,
             last_active=text,
             parent_session=None,
+            resume_point=model,  # an optional text column, as written and read back
             tips=f"main={number}",
             gen=9,
         )

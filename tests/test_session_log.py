@@ -46,8 +46,18 @@ def test_story_session_log_matches_golden_and_reads_back(
     assert render_log(log) == text  # the parser reads back exactly what was written
     # Figures computed here from what the story sent, not from the log.
     assert log.meta.tokens_used == sum(i + o for i, o in USAGE)
+    sub_in, sub_out = USAGE[5]  # turn 05, the architect's one turn, got the sixth reply
     assert [s.model_dump() for s in log.meta.subagents] == [
-        {"session": sub_id, "agent": "architect@1.0", "model": "gpt-4o", "tokens": 6600}
+        {
+            "session": sub_id,
+            "agent": "architect@1.0",
+            "model": "gpt-4o",
+            "tokens": sub_in + sub_out,
+            "turns": 1,
+            "executed": 1,
+            "failures": 0,
+            "cost": round(sub_in * 2.5e-6 + sub_out * 10e-6, 6),  # gpt-4o's price
+        }
     ]
     assert log.meta.participants == ["pathfinder@1.0", "architect@1.0"]
     assert [p.turn for p in log.phases] == ["01", "02", "03", "04", "06"]

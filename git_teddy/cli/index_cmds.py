@@ -64,13 +64,13 @@ def list_sessions(
     index = refresh().index
     rows = select(index, status=status, agent=agent, channel=channel)
     if as_json:
-        echo_json([session_json(row) for row in rows])
+        echo_json([session_json(row, row.id in index.timed_out) for row in rows])
     elif not index.sessions:
         click.echo("no sessions yet (start one with `git teddy new <name>`)")
     elif not rows:
         click.echo(f"no session matches (there are {len(index.sessions)}; see `git teddy list`)")
     else:
-        click.echo(list_table(rows))
+        click.echo(list_table(rows, index.timed_out))
 
 
 @click.command()

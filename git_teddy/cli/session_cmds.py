@@ -9,7 +9,7 @@ from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.session import views
 from git_teddy.session.workspace import open_workspace
-from git_teddy.settings import CHANNEL
+from git_teddy.settings import CHANNEL, IDLE_TIMEOUT
 
 
 @click.command()
@@ -36,7 +36,8 @@ def new(name: str, channel: str | None) -> None:
 def show(target: str | None, as_json: bool) -> None:
     """Show a session (default: the latest): its summary, its turns and its log
     (session.md, callouts formatted in a terminal); or, with SESSION/TURN, one turn's files."""
-    store = open_workspace().store
+    ws = open_workspace()
+    store = ws.store
     if target and "/" in target:
         ref = store.resolve_turn(target)
         files = store.turn_files(ref)
@@ -50,7 +51,8 @@ def show(target: str | None, as_json: bool) -> None:
     from git_teddy.cli.log_display import display_log
 
     session = store.resolve_session(target)
-    summary, turns = store.summary(session), store.turns(session)
+    summary = store.summary(session, ws.settings.duration(IDLE_TIMEOUT))
+    turns = store.turns(session)
     try:
         log = store.read_log(session)
     except TeddyError as error:  # a hand-edited log: the rest is still worth showing

@@ -127,3 +127,18 @@ def hooks_path_origin(cwd: Path) -> ConfigOrigin | None:
         raise runner.failure(args, proc.stderr.strip())
     scope, origin, value = proc.stdout.rstrip("\n").split("\t", 2)
     return ConfigOrigin(scope, origin, value)
+
+
+def commit_time(cwd: Path | None) -> int:
+    """Now, as git would date a commit, in seconds since the epoch: GIT_COMMITTER_DATE when
+    set (git parses its many forms: one `git var`), else the clock."""
+    import os
+    import time
+
+    if "GIT_COMMITTER_DATE" not in os.environ:
+        return int(time.time())
+    proc = runner.run(["var", "GIT_COMMITTER_IDENT"], cwd)
+    try:
+        return int(proc.stdout.strip().rsplit(" ", 2)[1])
+    except (IndexError, ValueError):
+        return int(time.time())  # git could not say (no identity): the clock

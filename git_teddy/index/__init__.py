@@ -4,7 +4,7 @@ from one file instead of reading every session's `session.md`.
 
 The file is TOON (toon-format) and derived state: never pushed, rebuilt from refs at will.
 
-    format: teddy-index/1
+    format: teddy-index/2
     prefix: teddy/
     generation: 7
     sessions[2]{id,status,started,...,tips,gen}:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.artifacts.names import MAIN_BRANCH, turn_depth
 from git_teddy.index.rows import NO_AGENT, AgentRow, SessionIndex, SessionRow, tips_cell
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class BranchLog:
     """What one branch says of its session: the frontmatter and phases of its `session.md`
-    (read tolerantly), and its turn folders (which count when the log has no phases)."""
+    (read tolerantly), and its turn folders (the turns `show` counts, subagents' too)."""
 
     meta: Mapping[str, Any]
     phases: Sequence["Phase"] = ()
@@ -62,7 +62,10 @@ def build_rows(facts: SessionFacts, generation: int) -> tuple[SessionRow, list[A
         [p for log in logs for p in _strings(log.meta.get("participants"))]
         + [share.agent for share in shares]
     )
-    turns = len(phases) if phases else len(frozenset().union(*(g.turn_folders for g in logs)))
+    # Every turn folder, as `show` counts: a subagent's turns are folders, not phases of
+    # the log that invoked it. A log without folders read (an older index) counts phases.
+    folders = frozenset().union(*(g.turn_folders for g in logs))
+    turns = len(folders) or len(phases)
     row = SessionRow(
         id=facts.id,
         status=_optional_str(meta.get("status")) or "unknown",
@@ -81,6 +84,7 @@ def build_rows(facts: SessionFacts, generation: int) -> tuple[SessionRow, list[A
         base_snapshot=facts.base_snapshot,
         last_active=facts.last_active,
         parent_session=_optional_str(meta.get("parent_session")),
+        resume_point=_optional_str(meta.get("resume_point")) or last_turn(logs[0].turn_folders),
         tips=tips_cell(facts.tips),
         gen=generation,
     )
@@ -90,8 +94,8 @@ def build_rows(facts: SessionFacts, generation: int) -> tuple[SessionRow, list[A
 def agent_shares(
     session: str, phases: Sequence["Phase"], subagents: Sequence[Mapping[str, Any]]
 ) -> list[AgentRow]:
-    """Each turn counts for the agent that ran it; a subagent's tokens (its turns are part
-    of the turn that invoked it) count for the subagent."""
+    """Each turn counts for the agent that ran it; a subagent's turns, failures, tokens and
+    cost (its turns follow the turn that invoked it, in its own log) count for the subagent."""
     shares: dict[str, _Share] = {}
     for phase in phases:
         share = shares.setdefault(phase.agent, _Share())
@@ -102,13 +106,22 @@ def agent_shares(
         share.tokens += phase.tokens or 0
         share.cost += phase.cost or 0.0
     for sub in subagents:
-        shares.setdefault(str(sub.get("agent") or NO_AGENT), _Share()).tokens += _int(
-            sub.get("tokens")
-        )
+        share = shares.setdefault(str(sub.get("agent") or NO_AGENT), _Share())
+        share.turns += _int(sub.get("turns"))
+        share.executed += _int(sub.get("executed"))
+        share.failures += _int(sub.get("failures"))
+        share.tokens += _int(sub.get("tokens"))
+        share.cost += _float(sub.get("cost"))
     return [
         AgentRow(session, agent, s.turns, s.executed, s.failures, s.tokens, round(s.cost, 6))
         for agent, s in shares.items()
     ]
+
+
+def last_turn(folders: Iterable[str]) -> str | None:
+    """The newest turn of a branch's folders: the deepest; of two as deep (a turn and its
+    alternative), the alternative, whose branch holds the other only as history."""
+    return max(folders, key=lambda name: (turn_depth(name), name), default=None)
 
 
 def _subagents(log: BranchLog) -> list[Mapping[str, Any]]:
@@ -148,6 +161,13 @@ def _int(value: object) -> int:
         return int(str(value))
     except ValueError:
         return 0
+
+
+def _float(value: object) -> float:
+    try:
+        return float(str(value))
+    except ValueError:
+        return 0.0  # unknown (None) or not a number: nothing to add
 
 
 def _strings(value: object) -> list[str]:

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from git_teddy.artifacts.idle import timed_out
 from git_teddy.index.rows import NO_AGENT, AgentRow, SessionIndex, SessionRow
 
 GROUPINGS = ("agent", "channel", "status")
@@ -13,6 +14,22 @@ GROUPINGS = ("agent", "channel", "status")
 def agent_matches(wanted: str, agent: str) -> bool:
     """`dev` matches every version of dev (`dev@1.0`, `dev@2.1`, `dev`); `dev@1.0` only it."""
     return agent == wanted or ("@" not in wanted and agent.partition("@")[0] == wanted)
+
+
+def as_of(index: SessionIndex, now: int, timeout: int) -> SessionIndex:
+    """The index as read at `now`: an active session idle past `timeout` seconds reads as
+    paused (spec 003), at its resume point. Never saved: the rows keep what the logs say."""
+    idle = {
+        s: row._replace(status="paused")
+        for s, row in index.sessions.items()
+        if timed_out(row.status, row.last_active, now, timeout)
+    }
+    if not idle:
+        return index
+    read = SessionIndex(index.prefix, index.generation, {**index.sessions, **idle})
+    read.agent_lines, read._agents = index.agent_lines, index._agents
+    read.timed_out = frozenset(idle)
+    return read
 
 
 def select(

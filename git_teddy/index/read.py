@@ -53,8 +53,7 @@ def read_session(
 def read_branch_log(repo: "GitRepo", tree: str) -> BranchLog:
     data = repo.read_file(tree, SESSION_LOG)
     meta, phases = parse_log_leniently(data.decode("utf-8", "replace") if data else "")
-    if phases:
-        return BranchLog(meta, phases)
+    # The turn folders always: subagent turns are folders but not phases of this log.
     folders = frozenset(
         n for n, is_dir in repo.list_dir(tree).items() if is_dir and is_turn_name(n)
     )

@@ -9,12 +9,13 @@ from git_teddy.errors import TeddyError
 from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout
 from git_teddy.index.build import updated
+from git_teddy.index.query import as_of
 from git_teddy.index.read import read_current_branches, read_facts
 from git_teddy.index.rows import SessionIndex
 from git_teddy.index.stale import stale_sessions
 from git_teddy.index.toonfile import load, save
 from git_teddy.session.refnames import group_session_refs, session_ref_patterns
-from git_teddy.settings import Settings
+from git_teddy.settings import IDLE_TIMEOUT, Settings
 
 
 @dataclass(frozen=True)
@@ -60,4 +61,7 @@ def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = 
         # A read-only repository, or a file where the folder should be, still gets its answer.
         with contextlib.suppress(OSError, TeddyError):
             save(path, index, shared)
+    timeout = settings.duration(IDLE_TIMEOUT)
+    if timeout and any(row.status == "active" for row in index.sessions.values()):
+        index = as_of(index, plumbing.commit_time(location.cwd), timeout)
     return Refreshed(index, len(changed), path)

@@ -31,6 +31,7 @@ class SessionRow(NamedTuple):
     base_snapshot: str | None
     last_active: str
     parent_session: str | None
+    resume_point: str | None  # the log's, else the current branch's last turn
     tips: str  # `branch=commit ...`: the branch tips the row was built from
     gen: int  # the index generation that last read this session
 
@@ -53,6 +54,7 @@ class SessionIndex:
     generation: int = 0
     sessions: dict[str, SessionRow] = field(default_factory=dict)
     agent_lines: list[str] | None = None  # the agents table as read, until it is decoded
+    timed_out: frozenset[str] = frozenset()  # sessions read as paused for being idle
     _agents: dict[str, list[AgentRow]] | None = None
 
     @property

@@ -11,7 +11,7 @@ from git_teddy.gitstore.permissions import Shared
 from git_teddy.index.rows import AgentRow, SessionIndex, SessionRow
 from git_teddy.index.toontable import UnreadableIndex, read_rows, unquote
 
-FORMAT = "teddy-index/1"
+FORMAT = "teddy-index/2"  # 2: turns count subagent turns; resume_point
 _TABLE = re.compile(r"(?P<key>[a-z]+)(?:\[(?P<count>\d+)\]\{(?P<fields>[a-z_,]+)\}:|: \[\])")
 _TABLES: dict[str, Any] = {"sessions": SessionRow, "agents": AgentRow}
 

@@ -1,16 +1,18 @@
 """What `list` and `stats` print (pure): a session as JSON, the tables and the stats text."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from git_teddy.index.query import Totals
 from git_teddy.index.rows import SessionRow, branch_names
 
 
-def session_json(row: SessionRow) -> dict[str, Any]:
+def session_json(row: SessionRow, idle: bool = False) -> dict[str, Any]:
     return {
         "id": row.id,
         "status": row.status,
+        "resume_point": row.resume_point if row.status == "paused" else None,
+        "timed_out": idle,
         "started": row.started,
         "ended": row.ended,
         "channel": row.channel,
@@ -37,16 +39,23 @@ def table(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(line.format(*row).rstrip() for row in rows)
 
 
-def list_table(rows: Sequence[SessionRow]) -> str:
-    """SESSION STATUS STARTED TURNS, and PARTICIPANTS when a listed session has any."""
+def list_table(rows: Sequence[SessionRow], idle: Collection[str] = ()) -> str:
+    """SESSION STATUS STARTED TURNS, and PARTICIPANTS when a listed session has any. A
+    paused session's status says where it resumes, and `(idle)` when it timed out."""
     header = ["SESSION", "STATUS", "STARTED", "TURNS"]
+    cells = [[r.id, status_cell(r, r.id in idle), r.started, str(r.turns)] for r in rows]
     if not any(row.participants for row in rows):
-        return table([header, *([r.id, r.status, r.started, str(r.turns)] for r in rows)])
+        return table([header, *cells])
     lines = [[*header, "PARTICIPANTS"]]
-    for r in rows:
-        agents = r.participants.replace(" ", ", ") or "-"
-        lines.append([r.id, r.status, r.started, str(r.turns), agents])
+    for r, row_cells in zip(rows, cells, strict=True):
+        lines.append([*row_cells, r.participants.replace(" ", ", ") or "-"])
     return table(lines)
+
+
+def status_cell(row: SessionRow, idle: bool) -> str:
+    if row.status != "paused" or not row.resume_point:
+        return row.status
+    return f"paused at {row.resume_point}" + (" (idle)" if idle else "")
 
 
 def format_duration(seconds: float | None) -> str:

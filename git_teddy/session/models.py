@@ -37,6 +37,8 @@ class SessionSummary(BaseModel):
     branches: list[str]
     base_snapshot: str | None
     last_active: str
+    resume_point: str | None = None  # where a paused session resumes
+    timed_out: bool = False  # active, but idle past teddy.idleTimeout: reads as paused
 
 
 def iso_time(timestamp: int, tz_offset: int) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts import frontmatter
 from git_teddy.artifacts.folder import SESSION_CONTEXT, SESSION_LOG, SUBAGENTS_DIR, TURN_RECORD
+from git_teddy.artifacts.idle import timed_out
 from git_teddy.artifacts.names import (
     MAIN_BRANCH,
     branch_of_turn,
@@ -195,7 +196,7 @@ class SessionStore:
             raise _unknown_session(spec)
         raise TeddyError(
             f"session {spec!r} is ambiguous: it matches {', '.join(matches)}",
-            "give more of the session id",
+            f"give more of the session id, or all of it (e.g. {matches[0]})",
         )
 
     def last_active(self, session: str) -> int:
@@ -205,20 +206,31 @@ class SessionStore:
     def _last_active(self, branches: Mapping[str, str]) -> int:
         return max(self.repo.read_commit(tip).timestamp for tip in branches.values())
 
-    def summary(self, session: str) -> SessionSummary:
+    def summary(self, session: str, idle_timeout: int = 0) -> SessionSummary:
+        """The session's figures; idle past `idle_timeout` seconds (0: never), an active
+        session reads as paused at its last turn (spec 003: it timed out)."""
         branches = self.branches(session)
         log = self.session_log(session)
-        root = self._root_commit(branches[self.current_branch(session)])
+        current = self.current_branch(session)
+        root = self._root_commit(branches[current])
         last = max((self.repo.read_commit(t) for t in branches.values()), key=lambda c: c.timestamp)
+        status = str(log.get("status", "unknown"))
+        last_active = iso_time(last.timestamp, last.tz_offset)
+        idle = timed_out(status, last_active, int(self.now().timestamp()), idle_timeout)
+        point = log.get("resume_point")
+        if idle:
+            status, point = "paused", self.last_turn_trailers(session, current).get("Teddy-Turn")
         return SessionSummary(
             id=session,
-            status=str(log.get("status", "unknown")),
+            status=status,
             started=str(log.get("started", iso_time(root.timestamp, root.tz_offset))),
             channel=str(log.get("channel", "")),
             turns=len(self.turn_names(session)),
             branches=sorted(branches, key=lambda b: (b != MAIN_BRANCH, b)),
             base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
-            last_active=iso_time(last.timestamp, last.tz_offset),
+            last_active=last_active,
+            resume_point=str(point) if point and status == "paused" else None,
+            timed_out=idle,
         )
 
     def session_log(self, session: str) -> dict[str, Any]:
@@ -316,9 +328,10 @@ class SessionStore:
     def resolve_turn(self, spec: str, session: str | None = None) -> TurnRef:
         """`02`, `02-branch-01` or `<session>/02` (the session part may be a prefix)."""
         if "/" in spec:
-            session_spec, _, spec = spec.partition("/")
-            session = self.resolve_session(session_spec)
-        session = session or self.resolve_session(None)
+            session, _, spec = spec.partition("/")
+        # Every way of naming the session (`-s`, `SESSION/TURN`) goes through the one
+        # resolver: an id, a unique prefix of it or of its slug, or the latest session.
+        session = self.resolve_session(session)
         if spec.isdigit() and len(spec) == 1:
             spec = f"0{spec}"
         if spec not in self.turn_names(session):

@@ -17,20 +17,47 @@ def _table(rows: list[list[str]]) -> str:
     )
 
 
-def _turn_rows(turns: list[TurnCommit]) -> list[list[str]]:
-    rows = [["TURN", "BRANCH", "PHASE", "STATUS", "AGENT", "SNAPSHOT"]]
+def _turn_rows(turns: list[TurnCommit], figures: bool = False) -> list[list[str]]:
+    """The turn table; with `figures`, each turn's tokens and cost too."""
+    header = ["TURN", "BRANCH", "PHASE", "STATUS", "AGENT"]
+    rows = [[*header, *(["TOKENS", "COST"] if figures else []), "SNAPSHOT"]]
     for t in turns:
         name = t.turn if t.branch == MAIN_BRANCH else f"└ {t.turn}"
-        rows.append(
-            [name, t.branch, t.phase or "-", t.status or "-", t.agent or "-", _short(t.snapshot)]
-        )
+        row = [name, t.branch, t.phase or "-", t.status or "-", t.agent or "-"]
+        if figures:
+            row += [tokens_cell(t), cost_cell(t.cost)]
+        rows.append([*row, _short(t.snapshot)])
     return rows
+
+
+def tokens_cell(turn: TurnCommit) -> str:
+    """`1,200 in / 300 out`; `-` when the turn's model said nothing (a plan from a file)."""
+    if turn.tokens_in is None and turn.tokens_out is None:
+        return "-"
+    count = [f"{n:,}" if n is not None else "?" for n in (turn.tokens_in, turn.tokens_out)]
+    return f"{count[0]} in / {count[1]} out"
+
+
+def cost_cell(cost: float | None) -> str:
+    """A known cost in dollars; an unknown one (no price for the model) says so, as $0.0000
+    would claim the turn was free."""
+    return "unknown" if cost is None else f"${cost:.4f}"
+
+
+def status_line(summary: SessionSummary) -> str:
+    """`paused at turn 03 (idle since ...; resume with ...)` for a paused session."""
+    if summary.status != "paused" or not summary.resume_point:
+        return summary.status
+    why = f"idle since {summary.last_active}; " if summary.timed_out else ""
+    return (
+        f"paused at turn {summary.resume_point} ({why}resume with: git teddy resume {summary.id})"
+    )
 
 
 def session_text(summary: SessionSummary, turns: list[TurnCommit], main_ref: str) -> str:
     lines = [
         f"session   {summary.id}",
-        f"status    {summary.status}",
+        f"status    {status_line(summary)}",
         f"started   {summary.started}",
         f"channel   {summary.channel}",
         f"branches  {', '.join(summary.branches)}",
@@ -47,7 +74,7 @@ def turn_graph(session: str, turns: list[TurnCommit], branches: dict[str, str]) 
     """Turns ordered by depth; turns of conversation branches indented under their fork."""
     if not turns:
         return f"session {session}: no turns yet (branches: {', '.join(sorted(branches))})"
-    return f"session {session}\n" + _table(_turn_rows(turns))
+    return f"session {session}\n" + _table(_turn_rows(turns, figures=True))
 
 
 def turn_json(

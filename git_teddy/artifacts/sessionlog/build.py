@@ -185,11 +185,17 @@ def _concluded(turn: TurnFiles) -> bool:
 
 
 def _entry(sub: SessionLog, segment: list[TurnFiles]) -> SubagentEntry:
+    statuses = [(t.record.status or "planned").lower() for t in segment]
+    costs = [float(t.record.cost) for t in segment if t.record.cost is not None]
     return SubagentEntry(
         session=sub.meta.session_id,
         agent=segment[0].agent,
         model=sub.meta.model,
         tokens=sub.meta.tokens_used,
+        turns=len(segment),
+        executed=sum(status != "planned" for status in statuses),
+        failures=statuses.count("failure"),
+        cost=round(sum(costs), 6) if costs else None,
     )
 
 

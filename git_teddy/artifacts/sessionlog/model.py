@@ -20,10 +20,17 @@ class _Model(BaseModel):
 
 
 class SubagentEntry(_Model):
+    """A subagent's work, as the frontmatter lists it: its turns are not phases of the
+    invoking log, so what `list` and `stats` count of them is said here."""
+
     session: str
     agent: str  # name@version
     model: str | None = None
     tokens: int = 0
+    turns: int = 0
+    executed: int = 0  # turns that ran: status other than planned
+    failures: int = 0
+    cost: float | None = None  # None: no turn's cost is known
 
 
 class SessionMeta(BaseModel):
