@@ -16,11 +16,11 @@ CONCLUDE = "### `CONCLUDE`\nAll done.\n"
 INVOKE = "### `INVOKE`\n- **Agent:** Dev\n\nWrite the file.\n"
 
 
-def plan_text(*actions: str, memos: str = "") -> str:
+def plan_text(*actions: str, memos: str = "", agent: str = "Dev") -> str:
+    """A plan by `agent` (its `**Agent:**` header: the agent planning the turn)."""
     memo_block = f"## Memos\n````\n{memos}\n````\n\n" if memos else ""
-    return f"# A plan\n- **Agent:** Dev\n\n{RATIONALE}\n{memo_block}## Action Plan\n\n" + "\n".join(
-        actions
-    )
+    head = f"# A plan\n- **Agent:** {agent}\n\n{RATIONALE}\n{memo_block}## Action Plan\n\n"
+    return head + "\n".join(actions)
 
 
 def create(path: str, content: str) -> str:

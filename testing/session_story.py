@@ -2,7 +2,7 @@
 local OpenAI-compatible server as the model (shared by the session log, codify and learn
 tests):
 
-- turn 01 (pathfinder): the first reply is not a valid plan (repaired by a retry); memos are
+- turn 01 (pathfinder, by -a): the first reply is not a valid plan (repaired by a retry); memos are
   approved; `EXECUTE python check.py` fails;
 - turn 02: the user rejects `CREATE extra.txt` with a reason; the fix (EDIT) and the same
   `EXECUTE python check.py` succeed, which resolves turn 01's failure;
@@ -126,7 +126,7 @@ def make_story(repo: Path, teddy: Teddy, env: dict[str, str], server: OpenAIServ
         server.push(model_reply(text, tokens_in, tokens_out))
     session = teddy.ok(repo, "new", "story").stdout.strip()
     assert session == SESSION
-    teddy.ok(repo, "plan", "-m", MESSAGES["01"])
+    teddy.ok(repo, "plan", "-m", MESSAGES["01"], "-a", "pathfinder")  # then it goes on
     failed = teddy(repo, "execute", "-y")
     assert "FAILURE" in failed.stdout + failed.stderr, failed
     teddy.ok(repo, "plan", "-m", MESSAGES["02"])

@@ -21,7 +21,7 @@ def test_golden_context_log(
     (repo / ".teddy" / "prompts").mkdir(parents=True)
     (repo / ".teddy" / "global.context").write_text("README.md\ndocs/*.md  # every doc\n")
     (repo / ".teddy" / "memos.yaml").write_text("- Use pytest for tests.\n")
-    (repo / ".teddy" / "prompts" / "pathfinder.xml").write_text(
+    (repo / ".teddy" / "prompts" / "dev.xml").write_text(  # the default agent
         "<prompt>Plan carefully.</prompt>\n"
     )
     git(repo, env, "add", ".")

@@ -76,13 +76,11 @@ def test_chat_reply_and_rejected_memos(repo: Path, teddy: Teddy, env: dict) -> N
 
 
 def test_recorded_actions_feed_the_next_turn_context(repo: Path, teddy: Teddy, env: dict) -> None:
-    invoke = "### `INVOKE`\n- **Agent:** Architect\n\nOver to you.\n"
     prune = "### `PRUNE`\n- **Resource:** [app.py](/app.py)\n- **Description:** Done.\n"
     read = "### `READ`\n- **Resource:** [{0}](/{0})\n- **Description:** Look.\n"
-    session = start(repo, teddy, read.format("README.md"), read.format("app.py"), invoke)
+    # (an INVOKE would start the next agent on its handoff resources: test_agent_choice.py)
+    session = start(repo, teddy, read.format("README.md"), read.format("app.py"))
     teddy.ok(repo, "execute", "-y")
-    logs = report_of(repo, env, session)["action_logs"]
-    assert logs[2]["details"] == {"agent": "Architect"}
     plan_file = repo.parent / "next.md"
     plan_file.write_text(plan_text(prune))
     teddy.ok(repo, "plan", "-m", "next", "--from-file", str(plan_file))

@@ -105,9 +105,10 @@ def test_max_cost_stops_planning(
 def test_conclude_returns_to_the_invoker_and_a_top_level_one_ends_the_loop(
     repo: Path, teddy: Teddy, env: dict, tmp_path: Path
 ) -> None:
-    replay(env, tmp_path / "replies", plan_text(INVOKE), plan_text(CONCLUDE), plan_text(CONCLUDE))
+    by_pathfinder = (plan_text(INVOKE, agent="Pathfinder"), plan_text(CONCLUDE, agent="Pathfinder"))
+    replay(env, tmp_path / "replies", by_pathfinder[0], plan_text(CONCLUDE), by_pathfinder[1])
     session = teddy.ok(repo, "new", "handoff").stdout.strip()
-    result = teddy.ok(repo, "continue", "--yolo", "-m", "delegate")
+    result = teddy.ok(repo, "continue", "--yolo", "-m", "delegate", "-a", "pathfinder")
     assert "loop stopped: the work is concluded (3 turn(s)" in result.stdout
     agents = [
         yaml.safe_load(show(repo, env, session, f"{turn}/turn.yaml"))["agent"]
@@ -215,7 +216,7 @@ def test_interactive_loop_in_a_terminal(
     child.sendline("")  # the first turn needs a message: asked again
     child.expect(r"Your message for the first turn")
     child.sendline("make one file")
-    child.expect(r"turn 01 of \S+ \(@pathfinder\): A plan")
+    child.expect(r"turn 01 of \S+ \(@dev\): A plan")
     child.expect(r"\[1/2\] CREATE one.txt")
     child.expect(r"\[q\]uit")
     child.sendline("y")

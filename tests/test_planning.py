@@ -30,7 +30,7 @@ def test_openai_request_carries_context_and_the_turn_records_usage(
     session = teddy.ok(repo, "new", "model").stdout.strip()
     openai_server.push(model_reply(VALID, tokens_in=1000, tokens_out=200))
     result = teddy.ok(repo, "plan", "-m", "Say hello in a file")
-    assert "turn 01 of 20261126-model (@pathfinder): A plan" in result.stdout
+    assert "turn 01 of 20261126-model (@dev): A plan" in result.stdout
     assert "1. CREATE hello.txt" in result.stdout
     assert "1000 in, 200 out, $0.0045" in result.stdout
 

@@ -111,7 +111,12 @@ def test_invoke_then_conclude_switch_agents_and_back(
     handoff = "- **Handoff Resources:**\n  - [{0}](/{0})\n\n"
     invoke = "### `INVOKE`\n- **Agent:** Debugger\n" + handoff.format("app.py") + "Find the bug.\n"
     conclude = "### `CONCLUDE`\n" + handoff.format("README.md") + "Fixed: it was a typo.\n"
-    queue(replies, plan_text(invoke), plan_text(conclude), plan_text(create("done.txt", "ok\n")))
+    queue(
+        replies,
+        plan_text(invoke, agent="Architect"),
+        plan_text(conclude, agent="Debugger"),
+        plan_text(create("done.txt", "ok\n"), agent="Architect"),
+    )
     session = teddy.ok(repo, "new", "handoff").stdout.strip()
     teddy.ok(repo, "plan", "-m", "start", "-a", "architect")
     teddy.ok(repo, "execute", "-y")

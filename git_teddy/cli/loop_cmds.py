@@ -83,7 +83,7 @@ def _run(
 @click.command()
 @click.argument("name")
 @click.option("-m", "--message", help="Your prompt for the first turn (asked for otherwise).")
-@click.option("-a", "--agent", help="Agent of the first turn (default: pathfinder).")
+@click.option("-a", "--agent", help="Agent of the first turn (default: dev, which writes code).")
 @click.option(
     "--channel", help="Channel recorded in the session log (default: teddy.channel or 'cli')."
 )

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 @click.option(
     "-a",
     "--agent",
-    help="Agent to plan with (default: pathfinder first, then the "
-    "previous turn's agent, or the one an INVOKE named).",
+    help="Agent to plan with (default: the agent the previous turn handed to by INVOKE "
+    "or CONCLUDE, else the previous turn's agent; dev, which writes code, for a first turn).",
 )
 @click.option(
     "--context-depth",
@@ -208,7 +208,7 @@ def restore(target: str, session: str | None, force: bool) -> None:
 @click.argument("turn")
 @click.option("-m", "--message", required=True, help="The new message for the alternative turn.")
 @click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
-@click.option("-a", "--agent", help="Agent to plan with (default: the original turn's).")
+@click.option("-a", "--agent", help="Agent to plan with (default: TURN's agent).")
 @click.option(
     "--from-file",
     "from_file",

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from git_teddy.artifacts.plan import Plan, Problem
 from git_teddy.errors import TeddyError
 from git_teddy.prompts import PROMPTS_DIR
 
@@ -18,6 +19,7 @@ PROJECT_PROMPTS = ".teddy/prompts"
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 _WRAPPING = "`*\"' \t\r\n"
+_AGENT_LINE = re.compile(r"^\s{0,3}[-*+]\s+(?:\*\*|__)?\s*agent\s*(?::|\*\*|__)", re.IGNORECASE)
 
 
 def normalize_agent(name: str) -> str:
@@ -74,3 +76,37 @@ def _decode(data: bytes, path: str) -> str:
             f"{path} is empty", "write the agent's system prompt in it, or remove the file"
         )
     return text
+
+
+def header_problems(plan: Plan, text: str, agent: str, chosen_by: str) -> list[Problem]:
+    """The plan's `**Agent:**` header must name the agent the turn is planned and recorded
+    as (`agent`, chosen by `chosen_by`): a model writing another name believes it is
+    someone else, and the turn would be shown under a name its plan contradicts. Sent
+    back to the model like any plan problem. A plan without the header names nobody."""
+    written = next((v for k, v in plan.metadata.items() if k.strip().lower() == "agent"), None)
+    if written is None or not written.strip():
+        return []
+    name = normalize_agent(written).split("@")[0]  # `Dev@1.0` is dev
+    if name == normalize_agent(agent):
+        return []
+    title = agent.capitalize()
+    return [
+        Problem(
+            _agent_line(text),
+            f"the header says `**Agent:** {written.strip()}`, but this turn is planned by "
+            f"{title} ({chosen_by})",
+            f"write `- **Agent:** {title}` and plan as {title}; to hand the work to "
+            f"{written.strip()}, end the plan with an INVOKE naming it (a plan given with "
+            f"--from-file: plan again with `-a {name}`)",
+        )
+    ]
+
+
+def _agent_line(text: str) -> int:
+    """The line of the header's `- **Agent:**` item (the first, before any `##`)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("##"):
+            break
+        if _AGENT_LINE.match(line):
+            return number
+    return 1

@@ -110,18 +110,19 @@ def ask_for_plan(
     payload: str,
     retries: int,
     ui: UI,
-    refuse: Callable[[Plan], list[Problem]] | None = None,
+    refuse: Callable[[Plan, str], list[Problem]] | None = None,
 ) -> tuple[Plan | None, list[Attempt]]:
-    """`refuse` finds problems that depend on the repository (a CREATE inside a submodule),
-    sent back to the model like those of the plan's form."""
+    """`refuse(plan, text)` finds problems that depend on the repository or the turn (a
+    CREATE inside a submodule, a header naming another agent), sent back to the model like
+    those of the plan's form."""
     return ask(provider, system, payload, _plan_wanted(refuse) if refuse else PLAN, retries, ui)
 
 
-def _plan_wanted(refuse: Callable[[Plan], list[Problem]]) -> Wanted[Plan]:
+def _plan_wanted(refuse: Callable[[Plan, str], list[Problem]]) -> Wanted[Plan]:
     def check(text: str) -> tuple[Plan | None, list[Problem]]:
         plan, problems = check_plan(text)
         if plan is not None:
-            problems = refuse(plan)
+            problems = refuse(plan, text)
         return (None if problems else plan), problems
 
     return Wanted(PLAN.noun, check, PLAN.retry)

@@ -29,7 +29,7 @@ from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.llm import Provider, provider_from_settings
-from git_teddy.planning.agents import agent_prompt
+from git_teddy.planning.agents import agent_prompt, header_problems
 from git_teddy.planning.ask import Attempt, FileReply, ask_for_plan, attempt_files, keep_failed
 from git_teddy.planning.context import (
     HISTORY_FILES,
@@ -43,7 +43,12 @@ from git_teddy.planning.context import (
     render_context_log,
     render_user_payload,
 )
-from git_teddy.planning.handoff import Handoff, next_handoff, prompt_with_handoff
+from git_teddy.planning.handoff import (
+    Handoff,
+    as_turn_replaced,
+    next_handoff,
+    prompt_with_handoff,
+)
 from git_teddy.planning.pipelines import (
     PipelineStep,
     load_pipeline,
@@ -218,9 +223,14 @@ def gather_inputs(
     with_text: bool = True,
     turn_context: list[str] | None = None,
     message: str = "",
+    replaced: TurnRecord | None = None,
 ) -> TurnInputs:
-    """`turn_context` replaces the layer the previous turn would give (for branches);
-    `message` (the user's) puts the files it names first in the repository map."""
+    """`turn_context` replaces the layer the previous turn would give, and `replaced` names
+    the turn whose agent plans again (both for a conversation branch); `message` (the
+    user's) puts the files it names first in the repository map. After an INVOKE the
+    invoked agent starts on the handoff resources (spec 004 5.7): neither the invoker's
+    turn layer nor its history is carried over; the project's and the session's layers,
+    which every agent of the session shares, stay."""
     repo, store = ws.repo, ws.store
     tree = repo.read_commit(base).tree
     previous_entries, report = _previous_layer(ws, session, branch)
@@ -231,7 +241,11 @@ def gather_inputs(
         previous.agent_stack if previous else [],
         report,
     )
-    if turn_context is None:
+    if replaced is not None:
+        handoff = as_turn_replaced(handoff, agent, replaced.agent, replaced.agent_stack)
+    if turn_context is None and handoff.fresh:
+        turn_context = merge(handoff.resources)
+    elif turn_context is None:
         turn_context = merge(next_turn_context(previous_entries, report), handoff.resources)
     session_tree = repo.read_commit(store.branches(session)[branch]).tree
     layers = [
@@ -246,7 +260,9 @@ def gather_inputs(
     files = _project_resources(ws, tree, [n for n in names if not is_url(n)], counter, with_text)
     by_name = {r.name: r for r in files}
     resources = [_url_resource(ws, n, counter) if is_url(n) else by_name[n] for n in names]
-    history, history_resources = _history(ws, session, branch, depth, counter)
+    history, history_resources = (
+        ([], []) if handoff.fresh else _history(ws, session, branch, depth, counter)
+    )
     overview_text = repository_overview(
         repo, tree, [r.name for r in files], message, ws.settings.integer(MAP_TOKENS)
     )
@@ -370,6 +386,19 @@ def _refusals(ws: Workspace, base: str) -> Callable[[Plan], list[Problem]]:
     return refuse
 
 
+def _turn_refusals(
+    ws: Workspace, base: str, handoff: Handoff
+) -> Callable[[Plan, str], list[Problem]]:
+    """The snapshot's refusals, and a header naming another agent than the one planning."""
+    in_snapshot = _refusals(ws, base)
+
+    def refuse(plan: Plan, text: str) -> list[Problem]:
+        wrong_agent = header_problems(plan, text, handoff.agent, handoff.chosen_by)
+        return sorted(in_snapshot(plan) + wrong_agent, key=lambda problem: problem.line)
+
+    return refuse
+
+
 def plan_turn(
     ws: Workspace,
     session: str,
@@ -434,7 +463,15 @@ def _plan_on(
         base, context = snapshot_for_next_turn(store, session, branch), None
     reached("plan.snapshot")
     inputs = gather_inputs(
-        ws, session, branch, base, agent, depth, turn_context=context, message=message
+        ws,
+        session,
+        branch,
+        base,
+        agent,
+        depth,
+        turn_context=context,
+        message=message,
+        replaced=original,
     )
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
@@ -455,7 +492,7 @@ def _plan_on(
             if reply_file_text is not None
             else provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
         )
-        refuse = _refusals(ws, base)
+        refuse = _turn_refusals(ws, base, inputs.handoff)
         plan, attempts = ask_for_plan(provider, system, payload, retries, ui, refuse)
         asked = Asked(plan, attempts, system, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
