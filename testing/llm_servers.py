@@ -18,6 +18,7 @@ Scripting: each request takes the next reply from the queue; when the queue is e
     server.push(error_reply(429, "slow down", retry_after=0), model_reply("the plan"))
     server.default = error_reply(500, "down")             # 500 forever
     server.push(Reply(delay=5))                           # slow: answers after 5 s
+    server.push(Reply(hold=gate, completion=...))         # answers once gate.set() is called
     server.push(Reply(drop=True))                         # connection reset, no answer
     model_reply(text, tokens_in=11, tokens_out=7, model=None, chunk_delay=0.0,
                 finish_reason="stop", keepalive=0.0)
@@ -59,6 +60,7 @@ class Reply:
     body: bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds before the status line is sent
+    hold: threading.Event | None = None  # no answer until it is set (a race, without timing)
     drop: bool = False  # reset the connection instead of answering
     completion: "ModelReply | None" = None  # rendered in the server's dialect
 
@@ -126,6 +128,9 @@ class _Handler(BaseHTTPRequestHandler):
         reply = owner.record(request)
         if reply.delay and owner.stopped.wait(reply.delay):
             return
+        while reply.hold is not None and not reply.hold.wait(0.05):
+            if owner.stopped.is_set():
+                return
         if reply.drop:
             # SO_LINGER 0: close() sends a TCP reset, as a crashed or overloaded proxy would.
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

@@ -4,6 +4,7 @@ before it asks a model or runs anything, naming the first (pid, turn, since when
 is recorded only on the branch tip it was planned from, its reply kept otherwise."""
 
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -38,9 +39,13 @@ def in_background(teddy_exe: str, repo: Path, env: dict, *args: str) -> subproce
     )  # fmt: skip
 
 
-def slow_plan(server: OpenAIServer, seconds: float) -> None:
+def held_plan(server: OpenAIServer) -> threading.Event:
+    """The next reply is a plan, sent once the returned gate is set: the race happens at
+    the test's pace, however loaded the machine is."""
+    gate = threading.Event()
     text = plan_text(create("new.txt", "new\n"))
-    server.push(Reply(delay=seconds, completion=ModelReply(text)))
+    server.push(Reply(hold=gate, completion=ModelReply(text)))
+    return gate
 
 
 def test_a_second_plan_refuses_before_asking_the_model(
@@ -48,10 +53,11 @@ def test_a_second_plan_refuses_before_asking_the_model(
 ) -> None:
     session = teddy.ok(repo, "new", "work").stdout.strip()
     env.update(openai_server.env())
-    slow_plan(openai_server, 2)
+    gate = held_plan(openai_server)
     first = in_background(teddy_exe, repo, env, "plan", "-m", "first")
     wait_for(lambda: openai_server.requests, "the first plan to ask the model")
     second = teddy.exits(EXIT_USER_ERROR, repo, "plan", "-m", "second")
+    gate.set()
     assert second.stderr.startswith("error: another git teddy plan of turn 01")
     assert f"(pid {first.pid})" in second.stderr and "\nhint: " in second.stderr
     assert "Traceback" not in second.stderr
@@ -70,10 +76,11 @@ def test_a_branch_that_moved_while_planning_keeps_the_reply(
     recorded over it (no second turn 01, no lost commit), and the model's reply is kept."""
     session = teddy.ok(repo, "new", "work").stdout.strip()
     env.update(openai_server.env())
-    slow_plan(openai_server, 2)
+    gate = held_plan(openai_server)
     first = in_background(teddy_exe, repo, env, "plan", "-m", "first")
     wait_for(lambda: openai_server.requests, "the plan to ask the model")
     teddy.ok(repo, "pause")
+    gate.set()
     _, err = first.communicate(timeout=60)
     assert first.returncode == EXIT_USER_ERROR, err
     assert err.startswith("error: ") and "\nhint: " in err and "Traceback" not in err
