@@ -96,7 +96,7 @@ def context(session: str | None, context_depth: int, as_json: bool) -> None:
     session_id = ws.store.resolve_session(session)
     inputs = context_preview(ws, session_id, context_depth)
     resources = [(r.name, r.tokens, r.note) for r in inputs.resources]
-    answer = Answer(session_id, inputs.agent, inputs.encoding, resources)
+    answer = Answer(session_id, inputs.agent, inputs.encoding, resources, inputs.pruned)
     if watch is not None:
         watch.remember(ws.repo.read_commit(inputs.base).tree, session, context_depth, answer)
     click.echo(answer.render("json" if as_json else "text"))

@@ -8,14 +8,13 @@ along automatically (spec 002), and `--context-depth N` adds N turns before it.
 """
 
 import fnmatch
-import re
 from dataclasses import dataclass
 
+from git_teddy.artifacts.context_list import entry_of
 from git_teddy.artifacts.folder import PLAN, REPORT, USER_PROMPT
 from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.artifacts.report import ExecutionReport
 
-COMMENT = re.compile(r"(?:^|\s)#")
 GLOB_CHARS = set("*?[")
 HISTORY_FILES = (USER_PROMPT, PLAN, REPORT)
 
@@ -23,8 +22,7 @@ HISTORY_FILES = (USER_PROMPT, PLAN, REPORT)
 def parse_context(text: str) -> list[str]:
     entries: list[str] = []
     for line in text.splitlines():
-        match = COMMENT.search(line)
-        entry = (line[: match.start()] if match else line).strip()
+        entry = entry_of(line)
         if entry and entry not in entries:
             entries.append(entry)
     return entries

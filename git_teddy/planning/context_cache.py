@@ -33,7 +33,7 @@ from git_teddy.gitstore.worktree_tree import worktree_tree
 from git_teddy.session.refnames import is_session_branch, session_ref_patterns
 from git_teddy.settings import Settings
 
-FORMAT = 2  # bump when an entry's layout or meaning changes
+FORMAT = 3  # bump when an entry's layout or meaning changes
 MAX_ENTRIES = 16  # the newest are kept: recent states of the working tree
 OUTPUTS = ("json", "text")
 
@@ -152,10 +152,16 @@ class Answer:
     """What `git teddy context` shows: the resources with their token counts, and the total."""
 
     def __init__(
-        self, session: str, agent: str, encoding: str, resources: list[tuple[str, int, str | None]]
+        self,
+        session: str,
+        agent: str,
+        encoding: str,
+        resources: list[tuple[str, int, str | None]],
+        pruned: list[str] | None = None,
     ) -> None:
         self.session, self.agent, self.encoding = session, agent, encoding
         self.resources = resources
+        self.pruned = pruned or []  # `!PATH` in session.context: excluded for the session
         self.total = sum(tokens for _, tokens, _ in resources)
 
     def render(self, output: str) -> str:
@@ -168,11 +174,17 @@ class Answer:
                 "encoding": self.encoding,
                 "resources": rows,
                 "total_tokens": self.total,
+                "pruned": self.pruned,
             }
             return json.dumps(data, indent=2, ensure_ascii=False)
         lines = [
             f"{tokens:>8}  {name}{f'  ({note})' if note else ''}"
             for name, tokens, note in self.resources
+        ]
+        lines += [
+            f"{'pruned':>8}  {name}  (excluded for this session: READ it or "
+            f"`git teddy add {name}` to bring it back)"
+            for name in self.pruned
         ]
         summary = f"{len(self.resources)} resources, {self.encoding}, agent {self.agent}"
         return "\n".join([*lines, f"{self.total:>8}  total ({summary})"])
