@@ -177,7 +177,8 @@ def drop_context(ws: Workspace, session: str, items: list[str], from_global: boo
         turn_entries = next_turn_entries(ws, session, ws.store.current_branch(session))
         for entry in entries:
             given = [*global_entries, *turn_entries]
-            if matches(entry, exclusions(after)) or not matches(entry, [*given, *inclusions(after)]):
+            listed = [*given, *inclusions(after)]
+            if matches(entry, exclusions(after)) or not matches(entry, listed):
                 raise _not_in_context(entry, f"the context of session {session}")
             kept = [e for e in after if e != entry]
             after = drop_entry(after, entry, matches(entry, [*given, *inclusions(kept)]))

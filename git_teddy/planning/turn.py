@@ -257,7 +257,8 @@ def gather_inputs(
     ]
     entries = without_excluded(merge(*layers), excluded)
     needs_files = any(set("*?[") & set(e) for e in entries if not is_url(e))
-    names = without_excluded(expand(entries, repo.list_files(tree) if needs_files else None), excluded)
+    files = repo.list_files(tree) if needs_files else None
+    names = without_excluded(expand(entries, files), excluded)
     counter = token_counter(ws)
     paths = [n for n in names if not is_url(n) and not is_session_ref(n)]
     by_name = {r.name: r for r in _project_resources(ws, tree, paths, counter, with_text)}

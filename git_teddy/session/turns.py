@@ -150,8 +150,9 @@ def _pruned_context(store: SessionStore, pending: PendingTurn, report: bytes) ->
     base_tree = repo.read_commit(pending.record.base_snapshot).tree
     text = (repo.read_file(tip_tree, SESSION_CONTEXT) or b"").decode("utf-8", "replace")
     before = _entries(text.encode())
-    after = after_report(before, _entries(repo.read_file(base_tree, GLOBAL_CONTEXT)),
-                         parse_report(report))
+    after = after_report(
+        before, _entries(repo.read_file(base_tree, GLOBAL_CONTEXT)), parse_report(report)
+    )
     return {} if after == before else {SESSION_CONTEXT: rewrite(text, after).encode()}
 
 
