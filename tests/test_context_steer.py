@@ -32,7 +32,7 @@ def test_history_is_listed_kept_and_pruned(
 ) -> None:
     session = teddy.ok(repo, "new", "history").stdout.strip()
     queue(replies, plan_text(read("app.py")), plan_text(prune("session:01/plan.md")))
-    queue(replies, plan_text(read("README.md")))
+    queue(replies, plan_text(read_ref("session:01/plan.md")))
     teddy.ok(repo, "plan", "-m", "Look at the app")
     assert "session:" not in show(repo, env, session, "01/turn.context")
     teddy.ok(repo, "execute", "-y")
@@ -54,6 +54,11 @@ def test_history_is_listed_kept_and_pruned(
         "session:02/report.md",
     ]
     assert "\n**Resource:** `session:01/plan.md`" not in show(repo, env, session, "03/_context.log")
+
+    # A READ of it brings it back: listed for the next turn again.
+    teddy.ok(repo, "execute", "-y")
+    names = [line.split()[-1] for line in context_lines(repo, teddy)[:-1]]
+    assert "session:01/plan.md" in names and "session:03/report.md" in names
 
 
 def test_prune_of_global_and_session_entries_then_read(

@@ -103,8 +103,7 @@ def after_report(
         if log.status != "SUCCESS" or not isinstance(resource, str):
             continue
         if log.action_type == "READ":
-            excluded = f"{EXCLUDE}{resource.lstrip('/')}"
-            entries = [e for e in entries if e.lstrip("/") != excluded and e != excluded]
+            entries = [e for e in entries if e != f"{EXCLUDE}{resource.lstrip('/')}"]
         elif log.action_type == "PRUNE":
             upper = [*global_entries, *inclusions(entries)]
             if matches(resource, upper):

@@ -3,8 +3,10 @@
 Context files list one resource per line: a path, a glob or an http(s) URL; `#` at the start
 of a line or after a space starts a comment. The cascade merges `.teddy/global.context`, the
 session's `session.context` and the turn's `turn.context` (what the previous turn had, plus
-its READs, minus its PRUNEs). The previous completed turn's plan, report and prompt come
-along automatically (spec 002), and `--context-depth N` adds N turns before it.
+its READs, minus its PRUNEs). The previous completed turn's plan, report and prompt are
+listed in the new `turn.context` as `session:<turn>/<file>` entries (spec 002 4.1), kept
+until PRUNEd, and `--context-depth N` adds N turns before it; `!PATH` lines of
+`session.context` exclude entries (artifacts/context_list.py).
 """
 
 import fnmatch
