@@ -85,11 +85,13 @@ def test_recorded_actions_feed_the_next_turn_context(repo: Path, teddy: Teddy, e
     plan_file.write_text(plan_text(prune))
     teddy.ok(repo, "plan", "-m", "next", "--from-file", str(plan_file))
     context = git(repo, env, "show", f"teddy/{session}/main:02/turn.context")
-    assert context == "README.md\napp.py\n"
+    history = "session:01/user_prompt.txt\nsession:01/plan.md\nsession:01/report.md\n"
+    assert context == "README.md\napp.py\n" + history  # the history, listed (spec 002 4.1)
     teddy.ok(repo, "execute", "-y")
     plan_file.write_text(plan_text(execute("true")))
     teddy.ok(repo, "plan", "-m", "third", "--from-file", str(plan_file))
-    assert git(repo, env, "show", f"teddy/{session}/main:03/turn.context") == "README.md\n"
+    context = git(repo, env, "show", f"teddy/{session}/main:03/turn.context")
+    assert context == "README.md\n" + history + history.replace("01/", "02/")
 
 
 def test_linked_ignored_paths(repo: Path, teddy: Teddy, env: dict) -> None:

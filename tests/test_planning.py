@@ -173,10 +173,17 @@ def test_read_prune_and_context_depth(repo: Path, teddy: Teddy, env: dict, tmp_p
         "session:01/plan.md",
         "session:01/report.md",
     ]
-    assert turn_file(repo, env, session, "02/turn.context") == "app.py\n"
+    history = "session:01/user_prompt.txt\nsession:01/plan.md\nsession:01/report.md\n"
+    assert turn_file(repo, env, session, "02/turn.context") == "app.py\n" + history  # spec 002 4.1
     teddy.ok(repo, "execute", "-y")
     teddy.ok(repo, "plan", "-m", "third")
-    assert names("03")[0] == "session:02/user_prompt.txt"  # app.py was pruned
+    assert "[app.py](/app.py)" not in names("03")  # app.py was pruned
+    assert names("03")[:4] == [
+        "session:01/user_prompt.txt",
+        "session:01/plan.md",
+        "session:01/report.md",
+        "session:02/user_prompt.txt",
+    ]
     teddy.ok(repo, "execute", "-y")
     teddy.ok(repo, "plan", "-m", "fourth", "--context-depth", "2")
     turns = sorted({name.split(":")[1].split("/")[0] for name in names("04")})

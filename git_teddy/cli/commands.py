@@ -15,6 +15,8 @@ COMMANDS: dict[str, str] = {
     "resume": "git_teddy.cli.loop_cmds:resume",
     "pause": "git_teddy.cli.loop_cmds:pause",
     "context": "git_teddy.cli.turn_cmds:context",
+    "add": "git_teddy.cli.context_cmds:add",
+    "drop": "git_teddy.cli.context_cmds:drop",
     "branch": "git_teddy.cli.turn_cmds:branch",
     "restore": "git_teddy.cli.turn_cmds:restore",
     "saved": "git_teddy.cli.session_cmds:saved",

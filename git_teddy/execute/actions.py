@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from git_teddy.artifacts.context_list import is_session_ref
 from git_teddy.artifacts.output import clip_output, first_error
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
@@ -205,6 +206,8 @@ def _stream(
 
 
 def _read(action: Read, env: ActionEnv) -> Outcome:
+    if action.kind == "file" and is_session_ref(action.resource):  # on the session branch
+        return Outcome(True, f"{action.resource} added to the next turn's context")
     if action.kind == "file":
         path = confine(env.root, action.resource)
         if not path.is_file():

@@ -3,19 +3,20 @@
 Context files list one resource per line: a path, a glob or an http(s) URL; `#` at the start
 of a line or after a space starts a comment. The cascade merges `.teddy/global.context`, the
 session's `session.context` and the turn's `turn.context` (what the previous turn had, plus
-its READs, minus its PRUNEs). The previous completed turn's plan, report and prompt come
-along automatically (spec 002), and `--context-depth N` adds N turns before it.
+its READs, minus its PRUNEs). The previous completed turn's plan, report and prompt are
+listed in the new `turn.context` as `session:<turn>/<file>` entries (spec 002 4.1), kept
+until PRUNEd, and `--context-depth N` adds N turns before it; `!PATH` lines of
+`session.context` exclude entries (artifacts/context_list.py).
 """
 
 import fnmatch
-import re
 from dataclasses import dataclass
 
+from git_teddy.artifacts.context_list import entry_of
 from git_teddy.artifacts.folder import PLAN, REPORT, USER_PROMPT
 from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.artifacts.report import ExecutionReport
 
-COMMENT = re.compile(r"(?:^|\s)#")
 GLOB_CHARS = set("*?[")
 HISTORY_FILES = (USER_PROMPT, PLAN, REPORT)
 
@@ -23,8 +24,7 @@ HISTORY_FILES = (USER_PROMPT, PLAN, REPORT)
 def parse_context(text: str) -> list[str]:
     entries: list[str] = []
     for line in text.splitlines():
-        match = COMMENT.search(line)
-        entry = (line[: match.start()] if match else line).strip()
+        entry = entry_of(line)
         if entry and entry not in entries:
             entries.append(entry)
     return entries

@@ -33,7 +33,7 @@ from git_teddy.gitstore.worktree_tree import worktree_tree
 from git_teddy.session.refnames import is_session_branch, session_ref_patterns
 from git_teddy.settings import Settings
 
-FORMAT = 3  # bump when an entry's layout or meaning changes
+FORMAT = 4  # bump when an entry's layout or meaning changes
 MAX_ENTRIES = 16  # the newest are kept: recent states of the working tree
 OUTPUTS = ("json", "text")
 
@@ -159,10 +159,12 @@ class Answer:
         encoding: str,
         resources: list[tuple[str, int, str | None]],
         overview: tuple[str, int] = ("", 0),
+        pruned: list[str] | None = None,
     ) -> None:
         self.session, self.agent, self.encoding = session, agent, encoding
         self.resources = resources
         self.overview, self.overview_tokens = overview
+        self.pruned = pruned or []  # `!PATH` in session.context: excluded for the session
         self.total = sum(tokens for _, tokens, _ in resources) + self.overview_tokens
 
     def render(self, output: str) -> str:
@@ -177,6 +179,7 @@ class Answer:
                 "overview": self.overview,
                 "overview_tokens": self.overview_tokens,
                 "total_tokens": self.total,
+                "pruned": self.pruned,
             }
             return json.dumps(data, indent=2, ensure_ascii=False)
         lines = [
@@ -185,6 +188,11 @@ class Answer:
         ]
         if self.overview:
             lines.append(f"{self.overview_tokens:>8}  (system information and repository map)")
+        lines += [
+            f"{'pruned':>8}  {name}  (excluded for this session: READ it or "
+            f"`git teddy add {name}` to bring it back)"
+            for name in self.pruned
+        ]
         summary = f"{len(self.resources)} resources, {self.encoding}, agent {self.agent}"
         head = [self.overview.rstrip("\n"), ""] if self.overview else []
         return "\n".join([*head, *lines, f"{self.total:>8}  total ({summary})"])

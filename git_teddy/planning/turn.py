@@ -4,6 +4,15 @@ problems), and record the turn. `git teddy context` shows the same context witho
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from git_teddy.artifacts.context_list import (
+    GLOBAL_CONTEXT,
+    exclusions,
+    history_ref,
+    inclusions,
+    is_session_ref,
+    split_session_ref,
+    without_excluded,
+)
 from git_teddy.artifacts.folder import (
     ATTEMPTS_DIR,
     CONTEXT_LOG,
@@ -85,7 +94,6 @@ from git_teddy.settings import (
 from git_teddy.ui import UI
 
 REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
-GLOBAL_CONTEXT = ".teddy/global.context"
 
 
 @dataclass
@@ -102,6 +110,7 @@ class TurnInputs:
     encoding: str
     history: list[str] = field(default_factory=list)  # turns whose artifacts are included
     overview: Resource | None = None  # system information and the repository map
+    pruned: list[str] = field(default_factory=list)  # excluded by `!PATH` in session.context
 
     def payload(self, message: str) -> str:
         prompt = prompt_with_handoff(message, self.handoff)
@@ -175,20 +184,21 @@ def _completed_turns(ws: Workspace, session: str, branch: str) -> list[str]:
     return turns
 
 
-def _history(
-    ws: Workspace, session: str, branch: str, depth: int, counter: TokenCounter
-) -> tuple[list[str], list[Resource]]:
-    """Spec 002: the previous completed turn's prompt, plan and report, and `depth` more."""
-    tip_tree = ws.repo.read_commit(ws.store.branches(session)[branch]).tree
+def _history(ws: Workspace, session: str, branch: str, depth: int) -> tuple[list[str], list[str]]:
+    """Spec 002 4.1: the previous completed turn's prompt, plan and report (and `depth` turns
+    before it), as the entries the new turn's `turn.context` lists."""
     turns = _completed_turns(ws, session, branch)[: depth + 1]
-    resources = []
-    for turn in reversed(turns):
-        for name in HISTORY_FILES:
-            data = ws.repo.read_file(tip_tree, f"{turn}/{name}")
-            if data is not None:
-                text = data.decode("utf-8", "replace")
-                resources.append(Resource(f"session:{turn}/{name}", counter.count(text), text))
-    return turns, resources
+    return turns, [history_ref(turn, name) for turn in reversed(turns) for name in HISTORY_FILES]
+
+
+def _session_resource(ws: Workspace, tip_tree: str, ref: str, counter: TokenCounter) -> Resource:
+    """A `session:<turn>/<file>` entry: the file of that turn folder on the session branch."""
+    turn, name = split_session_ref(ref)
+    data = ws.repo.read_file(tip_tree, f"{turn}/{name}")
+    if data is None:
+        return Resource(ref, 0, None, "missing: no such file in the session")
+    text = data.decode("utf-8", "replace")
+    return Resource(ref, counter.count(text), text)
 
 
 def _previous_layer(
@@ -205,6 +215,13 @@ def _previous_layer(
     except Unreadable:
         report = None  # a report edited into something else: the model gets no summary of it
     return parse_context(context.decode("utf-8", "replace")), report
+
+
+def next_turn_entries(ws: Workspace, session: str, branch: str) -> list[str]:
+    """The next turn's own list (`turn.context`): the previous one with its READs and
+    PRUNEs, then the previous completed turn's history."""
+    previous_entries, report = _previous_layer(ws, session, branch)
+    return merge(next_turn_context(previous_entries, report), _history(ws, session, branch, 0)[1])
 
 
 def token_counter(ws: Workspace) -> TokenCounter:
@@ -243,28 +260,37 @@ def gather_inputs(
     )
     if replaced is not None:
         handoff = as_turn_replaced(handoff, agent, replaced.agent, replaced.agent_stack)
-    if turn_context is None and handoff.fresh:
-        turn_context = merge(handoff.resources)
-    elif turn_context is None:
-        turn_context = merge(next_turn_context(previous_entries, report), handoff.resources)
+    # after an INVOKE the invoked agent starts on the handoff alone: no layer, no history
+    history, history_entries = ([], []) if handoff.fresh else _history(ws, session, branch, depth)
+    if turn_context is None:
+        turn_context = [] if handoff.fresh else next_turn_context(previous_entries, report)
+    turn_context = merge(turn_context, handoff.resources, history_entries)
     session_tree = repo.read_commit(store.branches(session)[branch]).tree
+    session_entries = parse_context((repo.read_file(session_tree, SESSION_CONTEXT) or b"").decode())
+    excluded = exclusions(session_entries)  # spec 000: lower levels override upper ones
     layers = [
         parse_context((repo.read_file(tree, GLOBAL_CONTEXT) or b"").decode("utf-8", "replace")),
-        parse_context((repo.read_file(session_tree, SESSION_CONTEXT) or b"").decode()),
+        inclusions(session_entries),
         turn_context,
     ]
-    entries = merge(*layers)
+    entries = without_excluded(merge(*layers), excluded)
     needs_files = any(set("*?[") & set(e) for e in entries if not is_url(e))
-    names = expand(entries, repo.list_files(tree) if needs_files else None)
+    files = repo.list_files(tree) if needs_files else None
+    names = without_excluded(expand(entries, files), excluded)
     counter = token_counter(ws)
-    files = _project_resources(ws, tree, [n for n in names if not is_url(n)], counter, with_text)
-    by_name = {r.name: r for r in files}
-    resources = [_url_resource(ws, n, counter) if is_url(n) else by_name[n] for n in names]
-    history, history_resources = (
-        ([], []) if handoff.fresh else _history(ws, session, branch, depth, counter)
-    )
+    paths = [n for n in names if not is_url(n) and not is_session_ref(n)]
+    by_name = {r.name: r for r in _project_resources(ws, tree, paths, counter, with_text)}
+
+    def resource(name: str) -> Resource:
+        if is_url(name):
+            return _url_resource(ws, name, counter)
+        if is_session_ref(name):
+            return _session_resource(ws, session_tree, name, counter)
+        return by_name[name]
+
+    resources = [resource(name) for name in names]
     overview_text = repository_overview(
-        repo, tree, [r.name for r in files], message, ws.settings.integer(MAP_TOKENS)
+        repo, tree, list(by_name), message, ws.settings.integer(MAP_TOKENS)
     )
     overview = (
         Resource("repository map", counter.count(overview_text), overview_text)
@@ -279,12 +305,13 @@ def gather_inputs(
         handoff=handoff,
         base=base,
         turn_context=turn_context,
-        resources=resources + history_resources,
+        resources=resources,
         memos=memos,
         system_prompt=agent_prompt(chosen, lambda path: repo.read_file(tree, path)),
         encoding=counter.encoding_label,
         history=history,
         overview=overview,
+        pruned=excluded,
     )
 
 

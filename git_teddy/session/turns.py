@@ -7,7 +7,9 @@ same branch. Both carry the `Teddy-*` trailers (docs/architecture.md, "The git m
 
 from dataclasses import dataclass
 
-from git_teddy.artifacts.folder import PLAN, REPORT, TURN_RECORD
+from git_teddy.artifacts.context_list import GLOBAL_CONTEXT, after_report, entry_of, rewrite
+from git_teddy.artifacts.folder import PLAN, REPORT, SESSION_CONTEXT, TURN_RECORD
+from git_teddy.artifacts.report import parse_report
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
@@ -141,10 +143,31 @@ def record_report(
 ) -> str:
     """Commit a turn's report; `record` is its final turn.yaml (status, snapshot, times)."""
     files = {f"{pending.turn}/{REPORT}": report, f"{pending.turn}/{TURN_RECORD}": record.to_yaml()}
+    files.update(_pruned_context(store, pending, report))
     subject = f"teddy: {pending.turn} report ({record.status})"
     return store.commit_files(
         pending.session, pending.branch, files, subject, record.trailers("report")
     )
+
+
+def _entries(data: bytes | None) -> list[str]:
+    lines = (data or b"").decode("utf-8", "replace").splitlines()
+    return [e for e in map(entry_of, lines) if e]
+
+
+def _pruned_context(store: SessionStore, pending: PendingTurn, report: bytes) -> dict[str, bytes]:
+    """`session.context` after the turn's PRUNEs of global or session entries (excluded for
+    the rest of the session) and READs of excluded ones, in the report's commit; {} when
+    unchanged. The global level is the one the turn was planned with (its base snapshot)."""
+    repo = store.repo
+    tip_tree = repo.read_commit(store.branches(pending.session)[pending.branch]).tree
+    base_tree = repo.read_commit(pending.record.base_snapshot).tree
+    text = (repo.read_file(tip_tree, SESSION_CONTEXT) or b"").decode("utf-8", "replace")
+    before = _entries(text.encode())
+    after = after_report(
+        before, _entries(repo.read_file(base_tree, GLOBAL_CONTEXT)), parse_report(report)
+    )
+    return {} if after == before else {SESSION_CONTEXT: rewrite(text, after).encode()}
 
 
 # ---- the plan as the model wrote it -------------------------------------------------------------

@@ -12,6 +12,7 @@ from urllib.parse import unquote
 
 from pydantic import TypeAdapter, ValidationError
 
+from git_teddy.artifacts.context_list import is_session_ref
 from git_teddy.artifacts.plan.bounds import (
     MAX_INLINE_CHARS,
     BoundedParser,
@@ -561,6 +562,8 @@ class _ActionBuilder:
         if item is None:
             return None
         kind, target = _resource(_target(self.plan, item))
+        if kind == "file" and is_session_ref(target):  # a turn's history (spec 002 4.1)
+            return kind, target
         check = check_url if kind == "url" else check_path
         self.plan.problems.extend(check(target, item.line, self.where))
         return kind, target
