@@ -40,7 +40,8 @@ TREE_MODE = 0o040000
 FILE_MODE = 0o100644
 GPG_SIGN = "commit.gpgsign"
 SHARED_REPOSITORY = permissions.KEY
-FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY)
+FILE_MODE_KEY = "core.filemode"
+FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 
@@ -585,6 +586,40 @@ class GitRepo:
                 existing = tree[name.encode()][1].decode() if name.encode() in tree else None
                 tree.add(name.encode(), TREE_MODE, _oid(self.write_tree(existing, value)))
         return self._add_object(tree)
+
+    def tree_of(self, sha: str) -> str:
+        """The tree of a commit, or `sha` itself when it is a tree."""
+        obj = self._object(sha.encode())
+        return obj.tree.decode() if isinstance(obj, Commit) else sha
+
+    def tree_with_files(self, base_tree: str, files: Mapping[str, tuple[str, str]]) -> str:
+        """`base_tree` with `files` (POSIX paths -> (mode, blob id), blobs already stored)
+        put in it: only the folders on their way are read and written again."""
+        if not files:
+            return base_tree
+        base = self._object(base_tree.encode())
+        assert isinstance(base, Tree)
+        held = {entry.path: (entry.mode, entry.sha) for entry in base.iteritems()}
+        nested: dict[str, dict[str, tuple[str, str]]] = {}
+        for path, (file_mode, blob) in files.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                nested.setdefault(head, {})[rest] = (file_mode, blob)
+            else:
+                held[head.encode()] = (int(file_mode, 8), _oid(blob))
+        for name, inner in nested.items():
+            old = held.get(name.encode())
+            folder = old[1].decode() if old and old[0] == TREE_MODE else self._add_object(Tree())
+            held[name.encode()] = (TREE_MODE, _oid(self.tree_with_files(folder, inner)))
+        tree = Tree()
+        for entry_name, (entry_mode, entry_sha) in held.items():
+            tree.add(entry_name, entry_mode, entry_sha)
+        return self._add_object(tree)
+
+    def trusts_file_mode(self) -> bool:
+        """core.fileMode (read with the teddy.* keys): whether git records exec bits."""
+        values = self.git_config.get(FILE_MODE_KEY) or ["true"]
+        return plumbing.is_true(values[-1])
 
     def write_session_commit(self, tree: str, parents: list[str], message: str) -> str:
         """A commit of a session branch: signed when `sign_commits` says so."""
