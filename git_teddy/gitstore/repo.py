@@ -35,6 +35,7 @@ from git_teddy.gitstore.changes import (
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
 from git_teddy.gitstore.runner import GitFailed
+from git_teddy.settings import SECRET_FILES, Settings
 
 TREE_MODE = 0o040000
 FILE_MODE = 0o100644
@@ -170,6 +171,7 @@ class GitRepo:
         # decides, once the settings are read (see teddy_config).
         self.sign_commits = False
         self.git_config: dict[str, list[str]] = {}  # git's own keys teddy follows
+        self.teddy_values: dict[str, list[str]] | None = None  # the teddy.* keys, once read
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
@@ -190,7 +192,14 @@ class GitRepo:
         values = plumbing.read_config(self.cwd, "teddy", also=FOLLOWED_CONFIG)
         self.git_config = {key: values.pop(key) for key in FOLLOWED_CONFIG if key in values}
         self.share(permissions.Shared.from_config(self.git_config))
+        self.teddy_values = values
         return values
+
+    def secret_globs(self) -> list[str] | None:
+        """`teddy.secretFiles` from the teddy.* keys read already; None when they were not."""
+        if self.teddy_values is None:
+            return None
+        return Settings.from_env(self.teddy_values).paths(SECRET_FILES)
 
     def share(self, shared: permissions.Shared) -> None:
         """Follow core.sharedRepository: derived state gets git's modes (layout.shared), and
