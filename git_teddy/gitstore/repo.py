@@ -596,6 +596,23 @@ class GitRepo:
                 tree.add(name.encode(), TREE_MODE, _oid(self.write_tree(existing, value)))
         return self._add_object(tree)
 
+    def entries_at(self, tree_sha: str, paths: Collection[str]) -> dict[str, tuple[str, str]]:
+        """path -> (mode as git spells it, object id) of each of `paths` a tree holds, and of
+        each folder on the way to it (read tree by tree: no listing of a whole folder)."""
+        found: dict[str, tuple[str, str]] = {}
+        for path in paths:
+            sha, walked = tree_sha.encode(), ""
+            for part in PurePosixPath(path).parts:
+                tree = self._object(sha)
+                if not isinstance(tree, Tree) or part.encode() not in tree:
+                    break
+                mode, sha = tree[part.encode()]
+                walked = f"{walked}/{part}" if walked else part
+                found[walked] = (f"{mode:06o}", sha.decode())
+                if mode != TREE_MODE:
+                    break
+        return found
+
     def tree_of(self, sha: str) -> str:
         """The tree of a commit, or `sha` itself when it is a tree."""
         obj = self._object(sha.encode())

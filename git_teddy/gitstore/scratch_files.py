@@ -41,30 +41,6 @@ class _Seen:
     data: bytes
 
 
-def _paths_with_folders(paths: Collection[str]) -> list[str]:
-    """The paths and every folder holding them, each once."""
-    found: dict[str, None] = {}
-    for path in paths:
-        posix = PurePosixPath(path)
-        for part in (*reversed(posix.parents[:-1]), posix):
-            found[part.as_posix()] = None
-    return list(found)
-
-
-def _entries(repo: GitRepo, tree: str, paths: list[str]) -> dict[str, tuple[str, str]]:
-    """path -> (mode, object id) of those `paths` the tree holds, in one `git ls-tree`."""
-    if not paths:
-        return {}
-    args = ["ls-tree", "-z", "--full-tree", tree, "--", *(f":(literal){p}" for p in paths)]
-    entries = {}
-    for line in runner.output(args, repo.toplevel).split("\0"):
-        meta, _, path = line.partition("\t")
-        parts = meta.split()
-        if len(parts) == 3:
-            entries[path] = (parts[0], parts[2])
-    return entries
-
-
 def _under(path: str, links: Collection[str]) -> bool:
     """Whether `path` is, holds or lies inside one of the `links` paths."""
     for link in (link.strip("/") for link in links):
@@ -84,7 +60,7 @@ def _needs_checkout(
 def _check_out(repo: GitRepo, root: Path, entries: dict[str, tuple[str, str]]) -> None:
     """The files among `entries` written into `root` as `git checkout` writes them; the
     folders made (empty), so that a CREATE finds a folder where the base has one."""
-    files = {path: entry for path, entry in entries.items() if entry[0] != TREE}
+    files = {path: entry for path, entry in entries.items() if entry[0] in (REGULAR, EXECUTABLE)}
     for path, (mode, _) in entries.items():
         if mode == TREE:
             (root / path).mkdir(parents=True, exist_ok=True)
@@ -151,16 +127,16 @@ class ScratchFiles:
         return self.repo.tree_with_files(self.start, self.changes())
 
 
-def _plain(paths: Collection[str]) -> list[str] | None:
-    """The paths as git names them (`a//b/` is `a/b`); None when one cannot be in a tree
-    (the action refuses it on its own, wherever it runs)."""
-    plain = []
+def _plain(paths: Collection[str]) -> list[str]:
+    """The paths as git names them (`a//b/` is `a/b`), each once; those that cannot be in a
+    tree are left out (the action refuses them on its own, wherever it runs)."""
+    plain: dict[str, None] = {}
     for path in paths:
         posix = PurePosixPath(path)
         if posix.is_absolute() or ".." in posix.parts or not posix.parts or ".git" in posix.parts:
             continue
-        plain.append(posix.as_posix())
-    return plain
+        plain[posix.as_posix()] = None
+    return list(plain)
 
 
 @contextmanager
@@ -169,8 +145,9 @@ def scratch_files(
 ) -> Iterator[ScratchFiles | None]:
     """The files at `paths` of `tree` (a tree or commit) in a scratch folder; None when the
     plan needs a checkout to get the result a scratch worktree would give."""
-    plain = _plain(paths) or []
-    entries = _entries(repo, tree, _paths_with_folders(plain))
+    plain = _plain(paths)
+    start = repo.tree_of(tree)
+    entries = repo.entries_at(start, plain)
     if _needs_checkout(plain, entries, links):
         yield None
         return
@@ -179,6 +156,6 @@ def scratch_files(
         root = Path(folder) / "files"
         root.mkdir()
         _check_out(repo, root, entries)
-        files = ScratchFiles(repo, root, repo.tree_of(tree), plain, entries)
+        files = ScratchFiles(repo, root, start, plain, entries)
         files.before = {path: _seen(root / path) for path in plain}
         yield files
