@@ -1,8 +1,10 @@
 """The tree id of the user's working tree, with git alone: their index and files untouched.
 
 A temporary index is seeded from the real one (a copy that keeps its mtime, so git's racy
-checks stay exact), then `git add -A` on it re-hashes only what changed. The cost follows the
-number of changed files, like `git status`, not the size of the repository.
+checks stay exact), then `git add -u` on it re-hashes only what changed, and the untracked
+files of one `ls-files --others` listing (the one walk of the folders, which the secret check
+reads too) are added by `update-index --add`. The cost is what `git status` costs (a stat of
+each tracked file, one walk for untracked ones), not the size of the repository.
 
 Untracked files that look like secrets (gitstore.secret_files) are left out, as ignored
 ones are: never snapshotted, so never touched by applying or restoring either.
@@ -81,12 +83,13 @@ def _untracked(cwd: Path, env: dict[str, str]) -> list[str]:
 def _add_listed(top: Path, env: dict[str, str], config: Sequence[str], listed: list[str]) -> None:
     """Stage the untracked files `listed` (paths from the top) without walking the folders
     again: `update-index --add` stores each as `git add` would (its path's filters and
-    line endings), a nested repository with a commit as a gitlink."""
+    line endings), a nested repository with a commit as a gitlink; a file removed since the
+    listing is left out (--remove), as `git add` would not have found it."""
     folders = [rel.rstrip("/") for rel in listed if rel.endswith("/")]
     unborn = {rel for rel in folders if not _has_commit(top / rel)}  # git add refuses those
     paths = [rel.rstrip("/") for rel in listed if rel.rstrip("/") not in unborn]
     if paths:
-        update = [*config, "update-index", "--add", "--replace", "-z", "--stdin"]
+        update = [*config, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
         runner.output(update, top, env, input="".join(f"{rel}\0" for rel in paths))
 
 
