@@ -98,6 +98,7 @@ class ScratchFiles:
     entries: dict[str, tuple[str, str]]
     before: dict[str, _Seen | None] = field(default_factory=dict)
     blobs: dict[_Seen, str] = field(default_factory=dict)  # stored already (`state` again)
+    trees: dict[frozenset[tuple[str, tuple[str, str]]], str] = field(default_factory=dict)
 
     def _mode(self, path: str, seen: _Seen) -> str:
         """The mode `git add` would record: the file's exec bit, unless core.fileMode is
@@ -123,8 +124,13 @@ class ScratchFiles:
         return changed
 
     def state(self) -> str:
-        """The tree `start` with the changed files in it (a journal's record, the result)."""
-        return self.repo.tree_with_files(self.start, self.changes())
+        """The tree `start` with the changed files in it (a journal's record, the result);
+        asked after each action and at the end, each tree is written once."""
+        changes = self.changes()
+        key = frozenset(changes.items())
+        if key not in self.trees:
+            self.trees[key] = self.repo.tree_with_files(self.start, changes)
+        return self.trees[key]
 
 
 def _plain(paths: Collection[str]) -> list[str]:
