@@ -10,7 +10,7 @@ from pathlib import Path
 from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan import PlanError, format_problems, parse_plan
-from git_teddy.artifacts.plan.models import Action, Memo, Plan
+from git_teddy.artifacts.plan.models import Action, Create, EditFile, Execute, Memo, Plan, Read
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.report import (
     ActionLog,
@@ -26,6 +26,7 @@ from git_teddy.execute.approval import describe, format_memos
 from git_teddy.execute.journal import INTERRUPTED, JournalFile, open_journal
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
+from git_teddy.gitstore.scratch_files import ScratchFiles, scratch_files
 from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
@@ -378,7 +379,7 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
     plan = _runnable_plan(ws, turn, plan_text, store.now().isoformat())  # it may record
     journal = _open_journal(ws, turn, ui)
     if journal.journal.snapshot is None:
-        _run_in_worktree(ws, ui, turn, plan, journal)
+        _run_plan(ws, ui, turn, plan, journal)
     done = journal.journal
     snapshot, status, notes = str(done.snapshot), done.status, done.notes
     with _recorded_if_failing(ws, turn, journal):
@@ -419,12 +420,82 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
     return ExecutionResult(turn, report, record, applied, user_state)
 
 
+def _touched_paths(plan: Plan) -> list[str] | None:
+    """The files a plan without commands reads or writes (memos included); None when it runs
+    a command, which may touch any file: it needs a checkout."""
+    if any(isinstance(action, Execute) for action in plan.actions):
+        return None
+    paths = [MEMOS_PATH] if plan.memos else []
+    for action in plan.actions:
+        if isinstance(action, Create | EditFile):
+            paths.append(action.path)
+        elif isinstance(action, Read) and action.kind == "file":
+            paths.append(action.resource)
+    return paths
+
+
+def _run_plan(ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile) -> None:
+    """Memos and actions, then the result snapshot. A plan that runs no command needs no
+    checkout: only the files it names are checked out, and its result is the base tree
+    with the files it changed (issue 16 P1); any other plan runs in a scratch worktree."""
+    links = ws.settings.paths(WORKTREE_LINK)
+    paths = _touched_paths(plan)
+    if paths is not None:
+        start = journal.journal.tree or turn.record.base_snapshot
+        with scratch_files(ws.repo, start, paths, links) as files:
+            if files is not None:
+                _run_on_files(ws, ui, turn, plan, journal, files)
+                return
+    _run_in_worktree(ws, ui, turn, plan, journal, links)
+
+
+def _run_steps(
+    ws: Workspace,
+    ui: UI,
+    plan: Plan,
+    journal: JournalFile,
+    root: Path,
+    state: Callable[[], str],
+    worktree: Worktree | None = None,
+) -> None:
+    """The memo step and the actions, with the files at `root` (a scratch worktree's, where
+    commands run, or the scratch files of a plan that runs none)."""
+    if journal.journal.memos is None:
+        memo_report = _memo_step(ui, plan.memos, root)
+        journal.update(memos=memo_report, tree=state())
+    env = ActionEnv(
+        root=root,
+        timeout=float(ws.settings.integer(EXECUTE_TIMEOUT)),
+        output_cap=ws.settings.integer(EXECUTE_OUTPUT_CAP),
+        search_url=ws.settings.text(SEARCH_URL) or None,
+        ui=ui,
+    )
+    if worktree is not None:
+        env.on_child = worktree.record_child
+        env.environ = worktree.command_environ()  # the user's hooks run for none of it
+    _run_actions(plan, ui, env, journal, state)
+
+
+def _run_on_files(
+    ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile, files: ScratchFiles
+) -> None:
+    """A plan without commands on the files it names; its result is a commit of the base
+    tree with the files it changed (no worktree: nothing to reset, scan or stage)."""
+    with _recorded_if_failing(ws, turn, journal):
+        _run_steps(ws, ui, plan, journal, files.root, files.state)
+        tree, base = files.state(), turn.record.base_snapshot
+        snapshot = base
+        if tree != ws.repo.tree_of(base):
+            snapshot = ws.repo.write_commit(tree, [base], f"teddy: snapshot after turn {turn.turn}")
+    journal.update(snapshot=snapshot, notes=[])
+    reached("execute.snapshot")
+
+
 def _run_in_worktree(
-    ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile
+    ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile, links: list[str]
 ) -> None:
     """Memos and actions in a scratch worktree, then its state as the result snapshot; the
     journal records each step (an interrupted run's worktree state is put back first)."""
-    links = ws.settings.paths(WORKTREE_LINK)
     recorded = _recorded_if_failing(ws, turn, journal)  # once the worktree is ready
     with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree, recorded:
         if worktree.recovered_stale:
@@ -436,19 +507,7 @@ def _run_in_worktree(
         notes = [*worktree.notes]
         if journal.journal.tree:
             worktree.restore_state(journal.journal.tree)
-        if journal.journal.memos is None:
-            memo_report = _memo_step(ui, plan.memos, worktree.path)
-            journal.update(memos=memo_report, tree=worktree.state())
-        env = ActionEnv(
-            root=worktree.path,
-            timeout=float(ws.settings.integer(EXECUTE_TIMEOUT)),
-            output_cap=ws.settings.integer(EXECUTE_OUTPUT_CAP),
-            search_url=ws.settings.text(SEARCH_URL) or None,
-            ui=ui,
-            on_child=worktree.record_child,
-            environ=worktree.command_environ(),  # the user's hooks run for none of it
-        )
-        _run_actions(plan, ui, env, journal, worktree.state)
+        _run_steps(ws, ui, plan, journal, worktree.path, worktree.state, worktree)
         lost = _lost_submodule_changes(worktree)
         snapshot = _snapshot(ws.store, worktree, turn.record.base_snapshot, turn.turn)
     for note in lost:

@@ -35,12 +35,14 @@ from git_teddy.gitstore.changes import (
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
 from git_teddy.gitstore.runner import GitFailed
+from git_teddy.settings import SECRET_FILES, Settings
 
 TREE_MODE = 0o040000
 FILE_MODE = 0o100644
 GPG_SIGN = "commit.gpgsign"
 SHARED_REPOSITORY = permissions.KEY
-FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY)
+FILE_MODE_KEY = "core.filemode"
+FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 
@@ -169,6 +171,7 @@ class GitRepo:
         # decides, once the settings are read (see teddy_config).
         self.sign_commits = False
         self.git_config: dict[str, list[str]] = {}  # git's own keys teddy follows
+        self.teddy_values: dict[str, list[str]] | None = None  # the teddy.* keys, once read
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
@@ -189,7 +192,14 @@ class GitRepo:
         values = plumbing.read_config(self.cwd, "teddy", also=FOLLOWED_CONFIG)
         self.git_config = {key: values.pop(key) for key in FOLLOWED_CONFIG if key in values}
         self.share(permissions.Shared.from_config(self.git_config))
+        self.teddy_values = values
         return values
+
+    def secret_globs(self) -> list[str] | None:
+        """`teddy.secretFiles` from the teddy.* keys read already; None when they were not."""
+        if self.teddy_values is None:
+            return None
+        return Settings.from_env(self.teddy_values).paths(SECRET_FILES)
 
     def share(self, shared: permissions.Shared) -> None:
         """Follow core.sharedRepository: derived state gets git's modes (layout.shared), and
@@ -607,6 +617,57 @@ class GitRepo:
                 existing = tree[name.encode()][1].decode() if name.encode() in tree else None
                 tree.add(name.encode(), TREE_MODE, _oid(self.write_tree(existing, value)))
         return self._add_object(tree)
+
+    def entries_at(self, tree_sha: str, paths: Collection[str]) -> dict[str, tuple[str, str]]:
+        """path -> (mode as git spells it, object id) of each of `paths` a tree holds, and of
+        each folder on the way to it (read tree by tree: no listing of a whole folder)."""
+        found: dict[str, tuple[str, str]] = {}
+        for path in paths:
+            sha, walked = tree_sha.encode(), ""
+            for part in PurePosixPath(path).parts:
+                tree = self._object(sha)
+                if not isinstance(tree, Tree) or part.encode() not in tree:
+                    break
+                mode, sha = tree[part.encode()]
+                walked = f"{walked}/{part}" if walked else part
+                found[walked] = (f"{mode:06o}", sha.decode())
+                if mode != TREE_MODE:
+                    break
+        return found
+
+    def tree_of(self, sha: str) -> str:
+        """The tree of a commit, or `sha` itself when it is a tree."""
+        obj = self._object(sha.encode())
+        return obj.tree.decode() if isinstance(obj, Commit) else sha
+
+    def tree_with_files(self, base_tree: str, files: Mapping[str, tuple[str, str]]) -> str:
+        """`base_tree` with `files` (POSIX paths -> (mode, blob id), blobs already stored)
+        put in it: only the folders on their way are read and written again."""
+        if not files:
+            return base_tree
+        base = self._object(base_tree.encode())
+        assert isinstance(base, Tree)
+        held = {entry.path: (entry.mode, entry.sha) for entry in base.iteritems()}
+        nested: dict[str, dict[str, tuple[str, str]]] = {}
+        for path, (file_mode, blob) in files.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                nested.setdefault(head, {})[rest] = (file_mode, blob)
+            else:
+                held[head.encode()] = (int(file_mode, 8), _oid(blob))
+        for name, inner in nested.items():
+            old = held.get(name.encode())
+            folder = old[1].decode() if old and old[0] == TREE_MODE else self._add_object(Tree())
+            held[name.encode()] = (TREE_MODE, _oid(self.tree_with_files(folder, inner)))
+        tree = Tree()
+        for entry_name, (entry_mode, entry_sha) in held.items():
+            tree.add(entry_name, entry_mode, entry_sha)
+        return self._add_object(tree)
+
+    def trusts_file_mode(self) -> bool:
+        """core.fileMode (read with the teddy.* keys): whether git records exec bits."""
+        values = self.git_config.get(FILE_MODE_KEY) or ["true"]
+        return plumbing.is_true(values[-1])
 
     def write_session_commit(self, tree: str, parents: list[str], message: str) -> str:
         """A commit of a session branch: signed when `sign_commits` says so."""

@@ -12,7 +12,7 @@ import fnmatch
 from collections.abc import Sequence
 from pathlib import Path
 
-from git_teddy.gitstore import plumbing, runner
+from git_teddy.gitstore import plumbing
 from git_teddy.settings import SECRET_FILES, Settings
 
 # Names of files that hold keys and passwords by convention. A glob without `/` is matched
@@ -41,8 +41,11 @@ MAX_SCANNED_BYTES = 1024 * 1024  # a bigger untracked file is judged by its name
 BINARY_SNIFF = 8000  # a NUL byte in the first this many bytes (and no UTF-16 form): binary
 
 
-def configured_globs(cwd: Path) -> list[str]:
-    """`teddy.secretFiles` (git config or TEDDY_SECRET_FILES): globs added to the defaults."""
+def configured_globs(cwd: Path, known: Sequence[str] | None = None) -> list[str]:
+    """`teddy.secretFiles` (git config or TEDDY_SECRET_FILES): globs added to the defaults;
+    `known` when the caller has read them already (one config read per command)."""
+    if known is not None:
+        return list(known)
     return Settings.from_env(plumbing.read_config(cwd, "teddy")).paths(SECRET_FILES)
 
 
@@ -84,20 +87,12 @@ def has_secret_content(file: Path) -> bool:
     return text is not None and bool(find_secrets(text))
 
 
-def untracked_secrets(cwd: Path, env: dict[str, str] | None, globs: Sequence[str]) -> list[str]:
-    """The untracked, unignored files under the top of the working tree (paths from the top)
-    that look like secrets. `env` names the index that says what is tracked."""
-    top = runner.output(["rev-parse", "--show-toplevel"], cwd, env).strip()
-    args = ["ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/"]
-    listed = [rel for rel in runner.output(args, cwd, env).split("\0") if rel]
+def untracked_secrets(top: Path, listed: Sequence[str], globs: Sequence[str]) -> list[str]:
+    """Those of the untracked, unignored files `listed` (paths from the top of the working
+    tree at `top`, as `git ls-files --others --full-name` lists them) that look like secrets."""
     return [
         rel
         for rel in listed
         if not rel.endswith("/")  # a nested repository: recorded as a gitlink, never read
         and (has_secret_name(rel, globs) or has_secret_content(Path(top, *rel.split("/"))))
     ]
-
-
-def exclusions(paths: Sequence[str]) -> list[str]:
-    """Pathspecs that leave these paths (from the top) out of `git add`."""
-    return [f":(top,literal,exclude){rel}" for rel in paths]

@@ -13,7 +13,7 @@ def snapshot_worktree(repo: GitRepo, message: str, parent: str | None = None) ->
     commit on an unborn branch). When nothing differs from the parent, the parent itself."""
     parent = parent or repo.head_commit()
     scratch = repo.layout.shared.make_folders(repo.layout.scratch)
-    tree = worktree_tree(repo.cwd, repo.index_file, scratch)
+    tree = worktree_tree(repo.cwd, repo.index_file, scratch, repo.secret_globs(), repo.toplevel)
     if parent and repo.read_commit(parent).tree == tree:
         return parent
     return repo.write_commit(tree, [parent] if parent else [], message)

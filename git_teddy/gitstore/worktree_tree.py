@@ -1,8 +1,10 @@
 """The tree id of the user's working tree, with git alone: their index and files untouched.
 
 A temporary index is seeded from the real one (a copy that keeps its mtime, so git's racy
-checks stay exact), then `git add -A` on it re-hashes only what changed. The cost follows the
-number of changed files, like `git status`, not the size of the repository.
+checks stay exact), then `git add -u` on it re-hashes only what changed, and the untracked
+files of one `ls-files --others` listing (the one walk of the folders, which the secret check
+reads too) are added by `update-index --add`. The cost is what `git status` costs (a stat of
+each tracked file, one walk for untracked ones), not the size of the repository.
 
 Untracked files that look like secrets (gitstore.secret_files) are left out, as ignored
 ones are: never snapshotted, so never touched by applying or restoring either.
@@ -17,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from git_teddy.gitstore import runner
-from git_teddy.gitstore.secret_files import configured_globs, exclusions, untracked_secrets
+from git_teddy.gitstore.secret_files import configured_globs, untracked_secrets
 
 
 def _copy_keeping_mtime(source: Path, target: Path) -> None:
@@ -71,9 +73,37 @@ def _has_commit(folder: Path) -> bool:
     return runner.run(args, folder, isolated=True).returncode == 0
 
 
-def worktree_tree(cwd: Path, index: Path, scratch: Path) -> str:
+def _untracked(cwd: Path, env: dict[str, str]) -> list[str]:
+    """The untracked, unignored paths (from the top; a nested repository as `dir/`): the
+    one walk of the working tree's folders a snapshot makes, as `git status` makes one."""
+    args = ["ls-files", "--others", "--exclude-standard", "--full-name", "-z", "--", ":/"]
+    return [rel for rel in runner.output(args, cwd, env).split("\0") if rel]
+
+
+def _add_listed(top: Path, env: dict[str, str], config: Sequence[str], listed: list[str]) -> None:
+    """Stage the untracked files `listed` (paths from the top) without walking the folders
+    again: `update-index --add` stores each as `git add` would (its path's filters and
+    line endings), a nested repository with a commit as a gitlink; a file removed since the
+    listing is left out (--remove), as `git add` would not have found it."""
+    folders = [rel.rstrip("/") for rel in listed if rel.endswith("/")]
+    unborn = {rel for rel in folders if not _has_commit(top / rel)}  # git add refuses those
+    paths = [rel.rstrip("/") for rel in listed if rel.rstrip("/") not in unborn]
+    if paths:
+        update = [*config, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
+        runner.output(update, top, env, input="".join(f"{rel}\0" for rel in paths))
+
+
+def worktree_tree(
+    cwd: Path,
+    index: Path,
+    scratch: Path,
+    globs: Sequence[str] | None = None,
+    top: Path | None = None,
+) -> str:
     """Write the working tree's state as a tree object and return its id. `index` is the
-    real index (Location.index_file); `scratch` holds the temporary one."""
+    real index (Location.index_file); `scratch` holds the temporary one. `globs` are the
+    `teddy.secretFiles` globs and `top` the top of the working tree, when the caller has
+    them already (else they are read)."""
     scratch.mkdir(parents=True, exist_ok=True)
     temp_index = scratch / f"index-{os.getpid()}"
     try:
@@ -82,10 +112,15 @@ def worktree_tree(cwd: Path, index: Path, scratch: Path) -> str:
         env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
         # No hooks: the user's post-index-change hook is not for teddy's temporary index.
         no_hooks = runner.hookless(scratch / "no-hooks")
+        top = top or Path(runner.output(["rev-parse", "--show-toplevel"], cwd, env).strip())
+        # One listing of the untracked files serves the secret check and the staging; the
+        # tracked ones are refreshed by `add -u` (a stat each, as in `git status`).
+        untracked = _untracked(cwd, env)
         # Secret-looking untracked files are left out as ignored ones are (issue 14 item 20):
         # a snapshot is pushed with its session, and nothing in it can be rewritten later.
-        secrets = untracked_secrets(cwd, env, configured_globs(cwd))
-        add_all(cwd, env, config=no_hooks, excluded=exclusions(secrets))
+        secrets = set(untracked_secrets(top, untracked, configured_globs(cwd, globs)))
+        runner.output([*no_hooks, "add", "--sparse", "--update", "--", ":/"], cwd, env)
+        _add_listed(top, env, no_hooks, [rel for rel in untracked if rel not in secrets])
         return runner.output([*no_hooks, "write-tree"], cwd, env).strip()
     finally:
         temp_index.unlink(missing_ok=True)
