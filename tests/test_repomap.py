@@ -12,6 +12,7 @@ from testing.commands import Teddy, git
 from testing.llm_servers import OpenAIServer, model_reply
 from testing.plans import create, plan_text
 from testing.repos import commit_files
+from testing.sessions import queue
 
 SECRET = "sk-live-abcdefghijklmnopqrstuvwxyz0123456789"
 MODULE = '''"""Billing."""
@@ -132,7 +133,9 @@ def test_a_second_run_reads_the_map_from_its_cache(repo: Path, teddy: Teddy, env
     cache = Path(git(repo, env, "rev-parse", "--git-common-dir").strip())
     cache = (repo / cache if not cache.is_absolute() else cache) / "teddy" / "repomap"
     first = teddy.ok(repo, "context").stdout
-    [entry] = list(cache.iterdir())
+    [entry] = list(cache.glob("*.json"))
+    [paths] = list((cache / "paths").iterdir())  # the tree's tracked paths, for the focus
+    assert "src/billing.py" in json.loads(paths.read_text())["paths"]
     tree = entry.name.split("-")[0]
     assert tree == git(repo, env, "rev-parse", "HEAD^{tree}").strip()
     # The whole context answer is cached too: drop it so the full command runs again.
@@ -145,9 +148,36 @@ def test_a_second_run_reads_the_map_from_its_cache(repo: Path, teddy: Teddy, env
     entry.write_text(json.dumps(data))
     second = teddy.ok(repo, "context").stdout
     assert "billing-from-cache.py" in second and "billing-from-cache.py" not in first
-    assert [p.name for p in cache.iterdir()] == [entry.name]
+    assert [p.name for p in cache.glob("*.json")] == [entry.name]
     # Another tree is another entry: the map follows the files.
     commit_files(repo, env, {"src/new_module.py": "def fresh():\n    pass\n"})
     third = teddy.ok(repo, "context").stdout
     assert "new_module.py" in third and "def fresh()" in third
-    assert len(list(cache.iterdir())) == 2
+    assert len(list(cache.glob("*.json"))) == 2
+    assert len(list((cache / "paths").iterdir())) == 2
+
+
+def test_a_new_message_reuses_the_map_unless_it_names_another_file(
+    repo: Path, teddy: Teddy, env: dict, replies: Path
+) -> None:
+    """The map is cached by tree and focus, not by message: plans with new messages on an
+    unchanged tree read it from the cache, and a message naming a file gets its own map."""
+    project(repo, env, extra=300)
+    git(repo, env, "config", "teddy.mapTokens", "200")
+    teddy.ok(repo, "new", "messages")
+    cache = Path(git(repo, env, "rev-parse", "--git-common-dir").strip())
+    cache = (repo / cache if not cache.is_absolute() else cache) / "teddy" / "repomap"
+    queue(replies, *[plan_text(create("x.txt", "x\n"))] * 3)
+
+    def plan_and_discard(message: str) -> list[Path]:
+        teddy.ok(repo, "plan", "-m", message)
+        teddy.ok(repo, "discard")
+        return sorted(cache.glob("*.json"))
+
+    [entry] = plan_and_discard("tidy up the project")
+    assert "file-299.txt" not in json.loads(entry.read_text())["map"]  # cut by the budget
+    assert plan_and_discard("and now something else entirely") == [entry]  # read, not redone
+    maps = plan_and_discard("look at file-299.txt")
+    assert len(maps) == 2  # a named file comes first: another map
+    [named] = [m for m in maps if m != entry]
+    assert "file-299.txt" in json.loads(named.read_text())["map"]

@@ -323,6 +323,8 @@ def write_entry(
 def _prune(folder: Path, keep: int) -> None:
     entries = []
     for path in folder.iterdir():
+        if path.is_dir():
+            continue  # another cache's folder inside this one
         try:
             entries.append((path.stat().st_mtime_ns, path))
         except FileNotFoundError:

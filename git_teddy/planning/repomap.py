@@ -1,10 +1,14 @@
 """A context's repository map and system information: read from git and the platform, cached
 by tree id in the derived-state folder, rendered by artifacts/repomap.py (pure).
 
-The map depends on the snapshot's tree, the budget, the names the context lists and the
-message, so an answer is stored under those (`teddy/repomap/<tree>-<crc>.json`): a second
-context of an unchanged tree reads one small file. The system facts are not stored (git or
-the shell may change between runs without the tree changing); they cost one `git --version`.
+The map depends on the snapshot's tree, the budget and the focus: the tracked files the
+context lists or the message names. Two caches serve it, both keyed by content:
+`teddy/repomap/paths/<tree>.json` holds a tree's tracked paths (to find the focus of a new
+message without listing the tree again) and `teddy/repomap/<tree>-<crc>.json` the map for a
+budget and focus. A new message that names no other file than the last one reads two
+files; only a new tree or a new focus renders again. The system facts are not stored (git
+or the shell may change between runs without the tree changing); they cost one
+`git --version`.
 """
 
 import json
@@ -29,8 +33,9 @@ from git_teddy.artifacts.repomap import (
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.planning.context_cache import write_entry
 
-FORMAT = 1  # bump when an entry's layout or the rendering changes
+FORMAT = 2  # bump when an entry's layout or the rendering changes
 MAX_ENTRIES = 32
+MAX_PATH_LISTS = 8  # one per recent tree: a 100,000-file list is a few MB
 MAX_PYTHON_BYTES = 200_000  # bigger modules are listed without their symbols
 
 
@@ -71,9 +76,23 @@ def _symbols(
     return found
 
 
-def _compute(
-    repo: GitRepo, tree: str, names: list[str], message: str, budget: int
-) -> tuple[list[str], str]:
+def _tracked_paths(repo: GitRepo, tree: str) -> list[str]:
+    """The paths `tree` tracks, from their cache or from git (then stored)."""
+    path = repo.layout.repo_map_cache / "paths" / f"{tree}.json"
+    try:
+        entry = json.loads(path.read_bytes())
+        paths = entry["paths"]
+        if entry["tree"] == tree and entry["check"] == zlib.crc32("\n".join(paths).encode()):
+            return [str(p) for p in paths]
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        pass  # missing or damaged: listed again
+    paths = [name for name, _, _ in repo.list_files_sized(tree)]
+    entry = {"tree": tree, "paths": paths, "check": zlib.crc32("\n".join(paths).encode())}
+    write_entry(path, entry, repo.layout.shared, keep=MAX_PATH_LISTS)
+    return paths
+
+
+def _compute(repo: GitRepo, tree: str, focus: set[str], budget: int) -> tuple[list[str], str]:
     listing = repo.list_files_sized(tree)
     files = [TrackedFile(path, size) for path, size, _ in listing]
     blobs = {path: oid for path, _, oid in listing}
@@ -81,7 +100,6 @@ def _compute(
     manifests = {
         name: (repo.read_file(tree, name) or b"").decode("utf-8", "replace") for name in MANIFESTS
     }
-    focus = set(names).intersection(paths) | mentioned(paths, [message])
     # Which Python files could be shown: those that fit without symbols; then, with their
     # symbols, render_map keeps those that still fit.
     ranked = rank(files, focus, most_shown(budget))
@@ -96,11 +114,13 @@ def repository_overview(
     are the context's resources, `message` the user's; both decide what is shown first."""
     if budget <= 0:
         return ""
-    key = json.dumps([FORMAT, tree, budget, sorted(names), message], ensure_ascii=False)
+    paths = _tracked_paths(repo, tree)
+    focus = set(names).intersection(paths) | mentioned(paths, [message])
+    key = json.dumps([FORMAT, tree, budget, sorted(focus)], ensure_ascii=False)
     path = _entry_path(repo, tree, key)
     hit = _read_entry(path, key)
     if hit is None:
-        hit = _compute(repo, tree, names, message, budget)
+        hit = _compute(repo, tree, focus, budget)
         tools, text = hit
         entry = {"key": key, "tools": tools, "map": text, "check": zlib.crc32(text.encode())}
         write_entry(path, entry, repo.layout.shared, keep=MAX_ENTRIES)
