@@ -1,7 +1,8 @@
 """Benchmark: the repository map of a context on a 100,000-file repository, cold (nothing
 cached: `git ls-tree -r -l`, ranking, Python symbols, rendering), warm (cached by tree id)
 and for a new message naming no file (what each `plan` asks: the tree's paths and the map
-read from their caches), as a ratio to `git ls-files` timed in the same run. Goal: warm <= 1.5x `git ls-files`.
+read from their caches), as a ratio to `git ls-files` timed in the same run. Goal: warm
+<= 1.5x `git ls-files`.
 
 Generates once, under benchmarks/.cache/ (git-ignored), a committed repository of 100,000
 files in 100 folders, one in ten a small Python module, then prints median times. The map is
