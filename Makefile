@@ -24,17 +24,9 @@ test: lint
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
+# Every benchmark, then a summary of each goal with ok/MISS (scripts/bench.sh).
 bench: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_snapshot.py
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_execute.py
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_context.py
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_hooks.py
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_index.py
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_session_log.py
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_scale.py
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/bench_repomap.py
-	$(BIN)/python benchmarks/bench_plan.py
-	$(BIN)/python benchmarks/bench_redact.py
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/bench.sh
 
 # Regenerate the command reference in README.md and docs/, and the man page, from the CLI's help.
 docs: $(STAMP)

@@ -196,7 +196,7 @@ def report(
     for name, goal in (("cold", COLD_GOAL), ("warm, counts only", None), ("warm", WARM_GOAL)):
         ratio = times[name] / alone
         verdict = (
-            "" if goal is None else f"   goal < {goal}x: " + ("ok" if ratio < goal else "OVER GOAL")
+            "" if goal is None else f"   goal < {goal}x: " + ("ok" if ratio < goal else "MISS")
         )
         title = f"git teddy context --json, {name}"
         print(f"{title:44}{times[name]:>9.3f}s  {ratio:>6.2f}x{verdict}")

@@ -234,7 +234,7 @@ def touch_one_session(repo: Path, env: dict[str, str]) -> None:
 
 def verdict(seconds: float, ratio: float) -> str:
     ok = seconds < TIME_GOAL and ratio >= RATIO_GOAL
-    return "ok" if ok else "OVER GOAL"
+    return "ok" if ok else "MISS"
 
 
 QUERIES = (

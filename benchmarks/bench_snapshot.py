@@ -154,7 +154,7 @@ def report(
         line = f"P2 new / git status ({name})"
         print(f"{line:40}{ratio:>8.2f}x   goal <= {P2_GOAL:g}x: {verdict}")
     python, teddy = boot
-    verdict = "ok" if teddy < STARTUP_GOAL else "OVER GOAL"
+    verdict = "ok" if teddy < STARTUP_GOAL else "MISS"
     print(f"\n{'start-up':28}{'median':>12}")
     print(f"{'python -c pass':28}{python:>11.3f}s")
     print(f"{'git teddy --version':28}{teddy:>11.3f}s   goal < {STARTUP_GOAL} s: {verdict}")
