@@ -4,6 +4,7 @@ rejections with reasons, report, the context the model saw (collapsed), tokens a
 its change as diff hunks; the session log with every callout kind styled; the conversation
 branches as a tree; no request to any other host; redacted secrets stay redacted."""
 
+import json
 import re
 from html import unescape
 from html.parser import HTMLParser
@@ -18,6 +19,11 @@ from testing.session_story import CHAT_REPLY, MESSAGES, MODEL, REJECTION_REASON,
 from testing.sessions import queue
 
 VOID = frozenset({"meta", "br", "hr", "img", "input", "link"})
+
+
+def unpack(pieces: list[str], turns: dict[str, list[int]], name: str) -> str:
+    """What the page's script puts together for turn `name`."""
+    return "".join(pieces[i] for i in turns[name])
 
 
 class Elements(HTMLParser):
@@ -79,9 +85,31 @@ def test_every_turn_with_its_message_plan_report_and_context(page: str, story: S
         assert "<h4>Report" in body and "not executed yet" not in body, turn
         plan = story.file(f"{turn}/plan.md")
         assert plan.splitlines()[0] in unescape(body), turn  # the plan's title
-        context = story.file(f"{turn}/_context.log")
-        collapsed = re.search(r'<details class="context">.*?<pre>(.*?)</pre>', body, re.S)
-        assert collapsed and unescape(collapsed.group(1)) == context, turn  # exactly, collapsed
+        collapsed = f'<details class="context" data-turn="{turn}"><summary>'
+        assert collapsed in body, turn  # collapsed, filled when opened
+        pieces, turns = contexts_of(page)
+        assert unpack(pieces, turns, turn) == story.file(f"{turn}/_context.log"), turn  # exactly
+
+
+def contexts_of(page: str) -> tuple[list[str], dict[str, list[int]]]:
+    """The contexts block the page's script reads."""
+    match = re.search(r'<script type="application/json" id="teddy-contexts">(.*?)</script>', page)
+    assert match
+    data = json.loads(match.group(1))
+    return data["pieces"], data["turns"]
+
+
+def test_contexts_are_stored_once_per_distinct_piece(page: str, story: Story) -> None:
+    pieces, turns = contexts_of(page)
+    assert len(pieces) == len(set(pieces))
+    system_prompts = [p for p in pieces if p.startswith("\n## 1. System Prompt")]
+    used = {i for indexes in turns.values() for i in indexes}
+    assert used == set(range(len(pieces)))  # nothing stored that no turn uses
+    total = sum(len(story.file(f"{t}/_context.log")) for t in turns)
+    assert sum(map(len, pieces)) < total  # the turns share pieces (the system prompt at least)
+    assert 0 < len(system_prompts) < len(turns)
+    block = page[page.index('id="teddy-contexts">') :]
+    assert "</" not in block.split("</script>", 1)[0]  # no text can close the block early
 
 
 def test_tokens_cost_and_model(page: str) -> None:
@@ -95,7 +123,7 @@ def test_approvals_and_rejections_with_reasons(page: str) -> None:
     assert f"rejected: {REJECTION_REASON}" in body
     assert 'class="approval-rejected"' in section(page, "02")
     assert "approved" in body
-    assert CHAT_REPLY in unescape(page)
+    assert f"replied: {CHAT_REPLY}" in text_of(page)  # the user's answer to the model
 
 
 def test_every_callout_kind_is_styled(page: str) -> None:

@@ -9,8 +9,9 @@ committed, and the page shows only what the session holds.
 from dataclasses import dataclass, field
 from html import escape
 
-from git_teddy.artifacts.report import ExecutionReport
+from git_teddy.artifacts.report import ActionLog, ExecutionReport
 from git_teddy.artifacts.sessionlog.model import Block, Callout, Phase, SessionLog, Tasks, ToolCalls
+from git_teddy.review.contexts import FILL_SCRIPT, contexts_block
 from git_teddy.review.highlight import highlight, language_of
 
 
@@ -96,11 +97,12 @@ def render_page(page: SessionPage) -> str:
         *(_phase(phase) for phase in (page.log.phases if page.log else [])),
         "<h2>Turns</h2>",
         *(_turn(turn) for turn in page.turns),
+        contexts_block({turn.name: turn.context for turn in page.turns}),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>git teddy session {escape(page.session)}</title>"
-        f"<style>{CSS}</style><script>{SCRIPT}</script></head>\n"
+        f"<style>{CSS}</style><script>{SCRIPT}{FILL_SCRIPT}</script></head>\n"
         "<body><main>\n" + "\n".join(body) + "\n</main></body></html>\n"
     )
 
@@ -216,8 +218,9 @@ def _turn(turn: TurnPage) -> str:
         "<details open><summary>Plan</summary>",
         f'<pre class="plan">{escape(turn.plan)}</pre></details>',
         _report(turn.report),
-        '<details class="context"><summary>Context the model saw</summary>',
-        f"<pre>{escape(turn.context)}</pre></details>",
+        # filled from the page's contexts block when opened (review/contexts.py)
+        f'<details class="context" data-turn="{escape(turn.name)}">'
+        "<summary>Context the model saw</summary><pre></pre></details>",
         "<h4>Changes</h4>",
         diff_html(turn.diff) if turn.diff else f"<p>{escape(turn.diff_note or 'no changes')}</p>",
         "</section>",
@@ -243,7 +246,7 @@ def _report(report: ExecutionReport | None) -> str:
             f"<td>{escape(log.action_type)}</td><td>{escape(what)}</td>"
             f'<td class="approval">{escape(approval + reason)}</td>'
             f'<td class="call-{escape(log.status.lower())}">{escape(log.status)}</td>'
-            f"<td>{escape(log.summary or '')}</td></tr>"
+            f"<td>{escape(_outcome(log))}</td></tr>"
         )
     table = (
         '<table class="actions"><tr><th>#</th><th>action</th><th>description</th>'
@@ -255,6 +258,14 @@ def _report(report: ExecutionReport | None) -> str:
         f"</span></h4><p>applied: {escape(str(summary.applied))}</p>{memos}{table}"
         + (f"<ul>{notes}</ul>" if notes else "")
     )
+
+
+def _outcome(log: ActionLog) -> str:
+    """An action's one-line outcome; a question to the user shows the user's answer."""
+    reply = log.details.get("reply")
+    if log.action_type == "CHAT_WITH_USER" and isinstance(reply, str) and reply:
+        return f"replied: {reply}"
+    return log.summary or ""
 
 
 def diff_html(patch: str) -> str:

@@ -26,7 +26,7 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
         log = None  # a hand-edited log: the turns are still worth showing
     commits = store.turn_commits(session)
     results = {c.turn: c.snapshot for c in commits if c.phase == "report" and c.snapshot}
-    latest = store.turns(session)
+    latest = store.turns(session, commits)
     names_by_id = {c.id: c.turn for c in latest if c.id}
     branches = store.branches(session)
     trees = {name: store.repo.read_commit(tip).tree for name, tip in branches.items()}

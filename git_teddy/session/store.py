@@ -308,10 +308,11 @@ class SessionStore:
             commits, key=lambda c: (c.time, turn_depth(c.turn), c.turn, c.phase != "plan")
         )
 
-    def turns(self, session: str) -> list[TurnCommit]:
-        """One entry per turn: its latest commit (the report once executed, else the plan)."""
+    def turns(self, session: str, commits: list[TurnCommit] | None = None) -> list[TurnCommit]:
+        """One entry per turn: its latest commit (the report once executed, else the plan).
+        `commits`: the session's turn_commits when the caller has them already."""
         latest: dict[str, TurnCommit] = {}
-        for commit in self.turn_commits(session):
+        for commit in self.turn_commits(session) if commits is None else commits:
             latest[commit.turn] = commit
         return sorted(
             latest.values(),
