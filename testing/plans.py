@@ -40,5 +40,10 @@ def execute(command: str) -> str:
     return f"{head}````shell\n{command}\n````\n"
 
 
+# A no-op EXECUTE: a plan with one runs in a pooled scratch worktree (a plan without runs on
+# the files it names alone), for the tests of the worktrees themselves.
+WORKTREE = execute("true")
+
+
 def read(path: str) -> str:
     return f"### `READ`\n- **Resource:** [{path}](/{path})\n- **Description:** Look.\n"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from testing.commands import Result, Teddy, git, run
-from testing.plans import create, plan_text
+from testing.plans import WORKTREE, create, plan_text
 
 Damage = Callable[[Path], None]
 GARBAGE = {
@@ -41,7 +41,7 @@ class Story:
         teddy.ok(repo, "execute", "-y")
         git(repo, env, "add", "a.txt")
         git(repo, env, "commit", "-qm", "a")
-        self.plan_file(2, create("b.txt", "b\n"))
+        self.plan_file(2, create("b.txt", "b\n") + WORKTREE)  # executed in a pooled worktree
         teddy.ok(repo, "plan", "-m", "two", "--from-file", str(self.plan_file(2)))
         self.derived = Path(git(repo, env, "rev-parse", "--git-common-dir").strip())
         self.derived = (repo / self.derived / "teddy").resolve()

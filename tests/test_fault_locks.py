@@ -24,7 +24,7 @@ import pytest
 
 from git_teddy.errors import EXIT_TURN_FAILED
 from testing.commands import Result, Teddy, git, run
-from testing.plans import create, execute, plan_text
+from testing.plans import WORKTREE, create, execute, plan_text
 from testing.sessions import report_of, start
 
 HOURS_AGO = 2 * 3600 + 60
@@ -120,20 +120,20 @@ def test_a_stale_session_ref_lock_is_named_and_execute_refuses_before_running(
 def test_a_stale_session_ref_lock_refuses_plan_before_the_model_is_asked(
     repo: Path, teddy: Teddy, env: dict
 ) -> None:
-    session = start(repo, teddy, create("new.txt", "new\n"))
+    session = start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     teddy.ok(repo, "execute", "-y")
     ref = f"refs/heads/teddy/{session}/main"
     tip = git(repo, env, "rev-parse", ref).strip()
     lock = stale(repo / ".git" / f"{ref}.lock", "", age=3 * 86400)  # killed before writing
 
-    stderr = refused(next_plan(repo, teddy, create("more.txt", "more\n")))
+    stderr = refused(next_plan(repo, teddy, create("more.txt", "more\n"), WORKTREE))
     assert f"unable to create '{lock}': File exists (made 3 days ago)" in stderr
     assert f"rm '{lock}'" in stderr
     assert git(repo, env, "rev-parse", ref).strip() == tip
     fsck_clean(repo, env)
 
     lock.unlink()
-    assert next_plan(repo, teddy, create("more.txt", "more\n")).returncode == 0
+    assert next_plan(repo, teddy, create("more.txt", "more\n"), WORKTREE).returncode == 0
     teddy.ok(repo, "execute", "-y")
     assert (repo / "more.txt").read_text() == "more\n"
     fsck_clean(repo, env)
@@ -147,7 +147,7 @@ def test_a_stale_object_lock_is_named_not_a_traceback(repo: Path, teddy: Teddy, 
     blob = run(["git", "hash-object", "--stdin"], repo, env, input=f"{prompt}\n").stdout.strip()
     lock = stale(repo / ".git" / "objects" / blob[:2] / f"{blob[2:]}.lock", "x\x9c")
     plan_file = repo.parent / "plan.md"
-    plan_file.write_text(plan_text(create("new.txt", "new\n")))
+    plan_file.write_text(plan_text(create("new.txt", "new\n"), WORKTREE))
 
     result = teddy(repo, "plan", "-m", prompt, "--from-file", str(plan_file))
     stderr = refused(result)
@@ -172,7 +172,7 @@ def pool(repo: Path) -> Path:
 def test_eight_locks_of_running_processes_are_named_with_the_way_out(
     repo: Path, teddy: Teddy, env: dict, other_program: subprocess.Popen[bytes]
 ) -> None:
-    session = start(repo, teddy, create("new.txt", "new\n"))
+    session = start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     pid = other_program.pid
     # Locks as git teddy writes them for a run that is still going: its pid, its start time.
     locks = [
@@ -199,7 +199,7 @@ def test_eight_locks_of_running_processes_are_named_with_the_way_out(
 def test_locks_whose_pid_another_program_now_has_are_taken_over(
     repo: Path, teddy: Teddy, env: dict, other_program: subprocess.Popen[bytes]
 ) -> None:
-    session = start(repo, teddy, create("new.txt", "new\n"))
+    session = start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     pid = other_program.pid
     # Killed runs' locks whose pid the system has since given to another program: the start
     # time they recorded is not that program's.
@@ -279,7 +279,7 @@ def test_an_older_lock_without_start_times_is_not_trusted_to_kill(
     repo: Path, teddy: Teddy, env: dict, other_program: subprocess.Popen[bytes]
 ) -> None:
     """An older git-teddy's lock (`PID PGID`) cannot say whose group it is: left alone."""
-    session = start(repo, teddy, create("new.txt", "new\n"))
+    session = start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     pid = other_program.pid
     stale(pool(repo) / "wt-0.lock", f"{gone_pid()} {pid}")
     result = teddy.ok(repo, "execute", "-y")
@@ -312,7 +312,7 @@ def test_a_moved_repository_executes_and_leaves_the_users_worktrees_alone(
     linked = repo / "feature"  # a worktree of the user's inside the folder, moved with it
     git(repo, env, "worktree", "add", "-q", "-b", "feature", str(linked))
     (repo / ".git" / "info" / "exclude").write_text("/feature/\n")
-    session = start(repo, teddy, create("new.txt", "new\n"))
+    session = start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     teddy.ok(repo, "execute", "-y")
     moved = tmp_path / "moved"
     subprocess.run(["mv", str(repo), str(moved)], check=True)
@@ -338,21 +338,21 @@ def test_a_moved_repository_executes_and_leaves_the_users_worktrees_alone(
 def test_a_copy_of_the_repository_never_takes_over_the_originals_worktrees(
     repo: Path, teddy: Teddy, env: dict, tmp_path: Path
 ) -> None:
-    start(repo, teddy, create("new.txt", "new\n"))
+    start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     teddy.ok(repo, "execute", "-y")
     copy = tmp_path / "copy"
     subprocess.run(["cp", "-a", str(repo), str(copy)], check=True)
     original_link = (repo / ".git/teddy/worktrees/wt-0/.git").read_text()
     original_record = (repo / ".git/worktrees/wt-0/gitdir").read_text()
 
-    assert next_plan(copy, teddy, create("copy.txt", "copy\n")).returncode == 0
+    assert next_plan(copy, teddy, create("copy.txt", "copy\n"), WORKTREE).returncode == 0
     teddy.ok(copy, "execute", "-y")
     assert (copy / "copy.txt").read_text() == "copy\n"
     assert scratch_worktrees(copy, env) == [str(copy / ".git/teddy/worktrees/wt-0")]
     # The original's scratch worktree still belongs to the original, and works.
     assert (repo / ".git/teddy/worktrees/wt-0/.git").read_text() == original_link
     assert (repo / ".git/worktrees/wt-0/gitdir").read_text() == original_record
-    assert next_plan(repo, teddy, create("orig.txt", "orig\n")).returncode == 0
+    assert next_plan(repo, teddy, create("orig.txt", "orig\n"), WORKTREE).returncode == 0
     teddy.ok(repo, "execute", "-y")
     assert (repo / "orig.txt").read_text() == "orig\n" and not (repo / "copy.txt").exists()
     fsck_clean(copy, env)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from testing.commands import Result, Teddy, git, run
-from testing.plans import create, edit
+from testing.plans import WORKTREE, create, edit
 from testing.sessions import start
 
 SCRATCH_TREES = "teddy/worktrees/wt-"  # working trees: git checks them out with the umask
@@ -40,7 +40,8 @@ def git_paths(git_dir: Path) -> dict[str, int]:
 def a_whole_round(repo: Path, teddy: Teddy) -> str:
     """new, plan, execute, restore, list (the index), context (the cache, stored then served)."""
     (repo / "a.txt").write_text("one\n")
-    session = start(repo, teddy, create("b.txt", "b\n"), edit("a.txt", "one", "two"))
+    # the EXECUTE runs the plan in a pooled worktree: its files get their modes checked too
+    session = start(repo, teddy, create("b.txt", "b\n"), edit("a.txt", "one", "two"), WORKTREE)
     teddy.ok(repo, "execute", "-y")
     teddy.ok(repo, "restore", "01")
     teddy.ok(repo, "list")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from testing.commands import Teddy, git, run
-from testing.plans import create, execute, plan_text
+from testing.plans import WORKTREE, create, execute, plan_text
 from testing.sessions import report_of, start
 
 REASON = "git-teddy scratch worktree"
@@ -47,9 +47,9 @@ def test_a_user_worktree_whose_folder_is_away_keeps_its_metadata(
     git(repo, env, "worktree", "add", "-q", "-b", "feature", str(linked))
     away = repo.parent / "unmounted"
     linked.rename(away)  # the drive it lives on is unmounted for a while
-    session = start(repo, teddy, create("new.txt", "new\n"))
+    session = start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     teddy.ok(repo, "execute", "-y")
-    next_turn(repo, teddy, create("more.txt", "more\n"))  # a reused scratch worktree too
+    next_turn(repo, teddy, create("more.txt", "more\n"), WORKTREE)  # a reused scratch worktree too
     assert (repo / ".git" / "worktrees" / "feature-wt" / "gitdir").is_file()
     assert str(linked) in [wt["worktree"] for wt in worktrees(repo, env)]
     away.rename(linked)  # back: git knows it as before
@@ -61,7 +61,7 @@ def test_a_user_worktree_whose_folder_is_away_keeps_its_metadata(
 def test_scratch_worktrees_are_locked_with_a_reason_and_reused(
     repo: Path, teddy: Teddy, env: dict
 ) -> None:
-    start(repo, teddy, create("new.txt", "new\n"))
+    start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     teddy.ok(repo, "execute", "-y")
     [entry] = scratch(repo, env)
     assert entry["locked"].startswith(REASON)
@@ -69,7 +69,7 @@ def test_scratch_worktrees_are_locked_with_a_reason_and_reused(
     assert scratch(repo, env) == [entry]
     head = git(Path(entry["worktree"]), env, "rev-parse", "HEAD")
 
-    next_turn(repo, teddy, create("second.txt", "2\n"))
+    next_turn(repo, teddy, create("second.txt", "2\n"), WORKTREE)
     [reused] = scratch(repo, env)
     assert reused["worktree"] == entry["worktree"] and reused["locked"].startswith(REASON)
     assert git(Path(entry["worktree"]), env, "rev-parse", "HEAD") != head  # reset, not remade
@@ -80,16 +80,16 @@ def test_scratch_worktrees_are_locked_with_a_reason_and_reused(
 def test_an_unlocked_or_deleted_scratch_worktree_is_remade_locked(
     repo: Path, teddy: Teddy, env: dict
 ) -> None:
-    start(repo, teddy, create("new.txt", "new\n"))
+    start(repo, teddy, create("new.txt", "new\n"), WORKTREE)
     teddy.ok(repo, "execute", "-y")
     [entry] = scratch(repo, env)
     git(repo, env, "worktree", "unlock", entry["worktree"])  # as an older git-teddy made it
-    next_turn(repo, teddy, create("second.txt", "2\n"))
+    next_turn(repo, teddy, create("second.txt", "2\n"), WORKTREE)
     [entry] = scratch(repo, env)
     assert entry["locked"].startswith(REASON)
 
     shutil.rmtree(entry["worktree"])  # its folder deleted by hand, still registered and locked
-    next_turn(repo, teddy, create("third.txt", "3\n"))
+    next_turn(repo, teddy, create("third.txt", "3\n"), WORKTREE)
     assert [wt["worktree"] for wt in scratch(repo, env)] == [entry["worktree"]]
     assert (repo / "third.txt").read_text() == "3\n"
     assert len(worktrees(repo, env)) == 2  # the checkout and one scratch worktree, no leftovers
@@ -128,7 +128,7 @@ def test_the_users_hooks_never_run_in_scratch_worktrees(
     probe = "git status --short && git commit -q --allow-empty -m probe && echo ran"
     session = start(repo, teddy, create("new.txt", "new\n"), execute(probe))
     teddy.ok(repo, "execute", "-y")
-    next_turn(repo, teddy, create("second.txt", "2\n"))  # a reused scratch worktree too
+    next_turn(repo, teddy, create("second.txt", "2\n"), WORKTREE)  # a reused scratch worktree too
     report = report_of(repo, env, session)
     assert report["run_summary"]["status"] == "SUCCESS"
     assert (repo / "new.txt").read_text() == "new\n"
@@ -176,7 +176,7 @@ def test_a_create_outside_the_sparse_cone_executes(
     assert git(repo, env, "show", f"{snapshot}:outside/kept.txt") == "outside\n"
     assert (repo / "outside" / "new.txt").read_text() == "new\n"  # applied, untracked
 
-    next_turn(repo, teddy, create("inside/more.txt", "more\n"))  # the next turn works on
+    next_turn(repo, teddy, create("inside/more.txt", "more\n"), WORKTREE)  # the next turn works on
     assert (repo / "inside" / "more.txt").read_text() == "more\n"
     # The user's sparse checkout is as it was.
     assert git(repo, env, "config", "--bool", "core.sparseCheckout").strip() == "true"
