@@ -157,7 +157,13 @@ def test_an_invoked_agent_starts_on_the_handoff_resources_only(
     for message in ("read the notes", "hand it over"):
         teddy.ok(repo, "plan", "-m", message)
         teddy.ok(repo, "execute", "-y")
-    assert show(repo, env, session, "02/turn.context").split() == ["notes.txt"]  # the invoker's
+    invoker = show(repo, env, session, "02/turn.context").split()
+    assert invoker == [
+        "notes.txt",
+        "session:01/user_prompt.txt",
+        "session:01/plan.md",
+        "session:01/report.md",
+    ]  # the invoker's: its READ and its history
     (invoked,) = report_of(repo, env, session, "02")["action_logs"]
     assert invoked["details"] == {"agent": "Debugger"}
     assert "(@debugger)" in teddy.ok(repo, "plan", "-m", "").stdout

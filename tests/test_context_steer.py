@@ -2,6 +2,7 @@
 (spec 002 4.1) and pruned like any entry; a PRUNE of a global or session entry excluding it
 for the session until a READ brings it back; `git teddy add` and `drop`, also `--global`."""
 
+import re
 from pathlib import Path
 
 from testing.commands import Teddy, git
@@ -24,7 +25,10 @@ def show(repo: Path, env: dict, session: str, path: str) -> str:
 
 
 def context_lines(repo: Path, teddy: Teddy) -> list[str]:
-    return teddy.ok(repo, "context").stdout.splitlines()
+    """The resource rows of `git teddy context` (after the map, before the total)."""
+    rows = teddy.ok(repo, "context").stdout.splitlines()
+    resources = [r for r in rows[:-1] if re.match(r"\s*(\d+|pruned)  [^(]", r)]
+    return resources + rows[-1:]
 
 
 def test_history_is_listed_kept_and_pruned(

@@ -189,7 +189,7 @@ def test_resume_shows_where_it_resumes(repo: Path, teddy: Teddy, replies: Path) 
     first = teddy.ok(repo, "resume", "--yolo").stdout.splitlines()
     assert first[:4] == [
         f"resuming {session} at turn 01 (paused, branch main)",
-        "  turn 01 (@pathfinder@1.0, planned): Add one",
+        "  turn 01 (@dev@1.0, planned): Add one",
         "  its message: add the one file",
         "  pending: turn 01's plan has no report; it is executed first",
     ]
@@ -197,7 +197,7 @@ def test_resume_shows_where_it_resumes(repo: Path, teddy: Teddy, replies: Path) 
     again = teddy.ok(repo, "resume", "--yolo", "-m", "tidy").stdout.splitlines()
     assert again[:4] == [
         f"resuming {session} at turn 02 (paused, branch main)",
-        "  turn 02 (@pathfinder@1.0, success): A plan",
+        "  turn 02 (@dev@1.0, success): A plan",
         f"  its message: {CONTINUE_MESSAGE}",
         "  pending: nothing; the next turn is planned from your message",
     ]

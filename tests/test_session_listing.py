@@ -21,13 +21,13 @@ def delegating_session(repo: Path, teddy: Teddy, replies: Path) -> str:
     pathfinder concludes: four turns, two of them the subagent's (one failed)."""
     queue(
         replies,
-        plan_text(INVOKE),
+        plan_text(INVOKE, agent="Pathfinder"),
         plan_text(execute("false")),
         plan_text(CONCLUDE),
-        plan_text(CONCLUDE),
+        plan_text(CONCLUDE, agent="Pathfinder"),
     )
     session = teddy.ok(repo, "new", "loop").stdout.strip()
-    teddy.ok(repo, "continue", "--yolo", "-m", "delegate", "--max-turns", "4")
+    teddy.ok(repo, "continue", "--yolo", "-a", "pathfinder", "-m", "delegate", "--max-turns", "4")
     return session
 
 
