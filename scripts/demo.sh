@@ -155,7 +155,7 @@ python3 -c 'import app; print(app.greet())'
 PLAN
 run git teddy plan -s "$session" -m "Greet everyone" --from-file "$demo/turn1.md"
 
-say "Execute it with every action approved (-y); it runs in a scratch worktree, never here"
+say "Execute it with every action approved (-y); it works on a scratch copy (a pooled worktree when it runs commands), never here"
 printf 'todo: login, logout\n' > notes.txt   # a hand edit made meanwhile: it is merged, not lost
 run git teddy execute -s "$session" -y
 
@@ -300,6 +300,11 @@ run git clone -q "$demo/remote.git" "$demo/teammate"
 cd "$demo/teammate"
 run git teddy fetch
 run git teddy list
+
+say "Review it like a pull request: what turn 02 changed (through git diff), and the whole session as one page"
+run git teddy diff "$session/02" --stat
+run git teddy export "$session" -o "$demo/review"
+run ls "$demo/review"
 run git teddy restore 02 -s "$session"
 run git status --short
 cd "$demo/project"
