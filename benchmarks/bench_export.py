@@ -89,6 +89,9 @@ def played(turns: int) -> tuple[Path, dict[str, str], str]:
     git(repo, env, "add", ".")
     git(repo, env, "commit", "-qm", "start")
     session = play(repo, env, turns)
+    # 200 turns leave thousands of loose objects; git's own `gc --auto` would have packed
+    # them by now in a repository in use, so the export is timed on a packed one.
+    git(repo, env, "gc", "-q")
     done.write_text(session + "\n")
     return repo, env, session
 

@@ -1,10 +1,11 @@
 """Opening a repository for a command: where it is, its settings, its session store."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from git_teddy.gitstore import GitRepo
-from git_teddy.session.logfiles import LogWriter
 from git_teddy.session.store import SessionStore
 from git_teddy.settings import SIGN, SUBAGENT_MODE, Settings
 
@@ -23,8 +24,28 @@ def open_workspace(cwd: Path | None = None) -> Workspace:
     settings = Settings.verified(repo.teddy_config())
     sign = settings.choice(SIGN)
     repo.sign_commits = sign == "always" or (sign == "auto" and repo.git_says_sign())
-    store = SessionStore(repo, settings.ref_prefix, LogWriter(repo, settings.choice(SUBAGENT_MODE)))
+    store = SessionStore(repo, settings.ref_prefix, _LogStep(repo, settings.choice(SUBAGENT_MODE)))
     return Workspace(repo, settings, store)
+
+
+if TYPE_CHECKING:
+    from git_teddy.session.logfiles import LogWriter
+
+
+class _LogStep:
+    """The session log step, its module imported at the first session commit: commands that
+    only read (`export`, `show`, `diff`) do not load the plan parser it needs."""
+
+    def __init__(self, repo: GitRepo, mode_setting: str | None) -> None:
+        self.repo, self.mode_setting = repo, mode_setting
+        self.writer: LogWriter | None = None
+
+    def __call__(self, tree: str, updates: Mapping[str, Any]) -> dict[str, bytes]:
+        if self.writer is None:
+            from git_teddy.session.logfiles import LogWriter
+
+            self.writer = LogWriter(self.repo, self.mode_setting)
+        return self.writer(tree, updates)
 
 
 def open_settings(cwd: Path | None = None) -> Settings:
