@@ -31,6 +31,7 @@ from git_teddy.gitstore.changes import (
     SESSION_PUSH_ENV,
     commit_id,
     is_object_id,
+    read_blobs,
 )
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
@@ -555,6 +556,21 @@ class GitRepo:
                 if isinstance(blob, Blob):
                     files[entry.path.decode()] = blob.data
         return files
+
+    def read_folders(self, folders: list[tuple[str, str]]) -> list[dict[str, bytes]]:
+        """`read_folder` of each (tree, path), the blobs of all of them read by one
+        `git cat-file --batch` (a review page reads hundreds of turn folders)."""
+        listed: list[dict[str, str]] = []
+        for tree_sha, path in folders:
+            obj = self._tree_at(tree_sha, path)
+            entries = obj.iteritems() if isinstance(obj, Tree) else []
+            listed.append({e.path.decode(): e.sha.decode() for e in entries if e.mode != TREE_MODE})
+        wanted = list(dict.fromkeys(blob for names in listed for blob in names.values()))
+        try:
+            contents = dict(read_blobs(wanted, self.cwd)) if wanted else {}
+        except (GitFailed, ValueError, IndexError):  # a blob missing: one by one, as they come
+            return [self.read_folder(tree_sha, path) for tree_sha, path in folders]
+        return [{name: contents[blob] for name, blob in names.items()} for names in listed]
 
     def folder_ids(self, tree_sha: str) -> dict[str, str]:
         """The folders at the top of a tree, each with its tree id (a content hash: a cache

@@ -30,7 +30,10 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
     names_by_id = {c.id: c.turn for c in latest if c.id}
     branches = store.branches(session)
     trees = {name: store.repo.read_commit(tip).tree for name, tip in branches.items()}
-    folders = [_folder(store.repo, trees.get(c.branch), c.turn) for c in latest]
+    present = [c for c in latest if trees.get(c.branch)]  # a turn whose branch is gone: {}
+    read = store.repo.read_folders([(trees[c.branch], c.turn) for c in present])
+    by_turn = {c.turn: files for c, files in zip(present, read, strict=True)}
+    folders = [by_turn.get(c.turn, {}) for c in latest]
     records = [_record(files.get(TURN_RECORD)) for files in folders]
     changes = _changes(
         store.repo,
@@ -41,12 +44,6 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
         for c, files, record, change in zip(latest, folders, records, changes, strict=True)
     ]
     return SessionPage(session, log, turns, sorted(branches))
-
-
-def _folder(repo: GitRepo, tree: str | None, turn: str) -> dict[str, bytes]:
-    """The files of a turn's folder, as the tip of its branch has them ({} for a turn
-    whose branch is gone)."""
-    return repo.read_folder(tree, turn) if tree else {}
 
 
 def _turn(
