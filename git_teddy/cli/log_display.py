@@ -26,19 +26,8 @@ def display_log(log: SessionLog, embeds: Mapping[str, SessionLog] | None = None)
 
 def display_meta(log: SessionLog) -> str:
     meta = log.meta
-    rows = [
-        ("status", meta.status),
-        ("started", meta.started),
-        ("ended", meta.ended),
-        ("channel", meta.channel),
-        ("participants", ", ".join(meta.participants)),
-        ("model", meta.model),
-        ("tokens", f"{meta.tokens_used:,}"),
-        ("subagents", ", ".join(f"{s.session} ({s.tokens:,} tokens)" for s in meta.subagents)),
-        ("resume point", meta.resume_point and f"turn {meta.resume_point}"),
-    ]
     title = click.style(f"Session log of {meta.session_id}", bold=True)
-    lines = [f"  {key:<13}{value}" for key, value in rows if value]
+    lines = [f"  {key:<15}{value}" for key, value in meta.summary_rows()]
     return "\n".join([title, *lines])
 
 

@@ -108,23 +108,9 @@ def render_page(page: SessionPage) -> str:
 
 
 def _meta(log: SessionLog) -> str:
-    meta = log.meta
-    rows = [
-        ("status", meta.status),
-        ("started", meta.started),
-        ("ended", meta.ended),
-        ("channel", meta.channel),
-        ("participants", ", ".join(meta.participants)),
-        ("model", meta.model),
-        ("tokens", f"{meta.tokens_used:,}"),
-        ("subagents", ", ".join(f"{s.session} ({s.tokens:,} tokens)" for s in meta.subagents)),
-        ("resume point", meta.resume_point and f"turn {meta.resume_point}"),
-        ("parent session", meta.parent_session),
-    ]
     cells = "".join(
-        f"<tr><td>{escape(key)}</td><td>{escape(str(value))}</td></tr>"
-        for key, value in rows
-        if value
+        f"<tr><td>{escape(key)}</td><td>{escape(value)}</td></tr>"
+        for key, value in log.meta.summary_rows()
     )
     return f'<table class="meta frontmatter">{cells}</table>'
 

@@ -52,6 +52,23 @@ class SessionMeta(BaseModel):
     subagents: list[SubagentEntry] = Field(default_factory=list)
     resume_point: str | None = None  # a turn name
 
+    def summary_rows(self) -> list[tuple[str, str]]:
+        """The frontmatter as `show` and the review page list it: the fields that have a value."""
+        subagents = ", ".join(f"{s.session} ({s.tokens:,} tokens)" for s in self.subagents)
+        rows = [
+            ("status", self.status),
+            ("started", self.started),
+            ("ended", self.ended),
+            ("channel", self.channel),
+            ("participants", ", ".join(self.participants)),
+            ("model", self.model),
+            ("tokens", f"{self.tokens_used:,}"),
+            ("subagents", subagents),
+            ("resume point", self.resume_point and f"turn {self.resume_point}"),
+            ("parent session", self.parent_session),
+        ]
+        return [(key, value) for key, value in rows if value]
+
 
 class ToolCall(_Model):
     call: str  # `EDIT src/app.py`: one line, as call_line writes it
