@@ -44,7 +44,7 @@ O.
 - **File Path:** [{path}](/{path})
 - **Description:** New file.
 ````
-made by turn {n}
+{content}
 ````
 """
 
@@ -81,7 +81,7 @@ def add_turns(repo: Path, env: dict[str, str], turns: int) -> None:
     run(["git", "teddy", "new", "bench"], repo, env)
     plan = repo.parent / "plan.md"
     for n in range(1, turns + 1):
-        plan.write_text(PLAN.format(path=f"made{n}.txt", n=n))
+        plan.write_text(PLAN.format(path=f"made{n}.txt", content=f"made by turn {n}"))
         run(["git", "teddy", "plan", "-m", "go", "--from-file", str(plan)], repo, env)
         run(["git", "teddy", "execute", "-y"], repo, env)
 

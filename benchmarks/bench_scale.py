@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench_hooks import PLAN
 from bench_snapshot import CACHE, git, sealed_env
 
 SESSIONS, TURNS = 10_000, 10
@@ -34,31 +35,6 @@ GOAL = 1.5  # the 10,000-session figure over the 10-session one
 PLAIN_LIMIT = 120.0  # a plain fetch of every session's branch is stopped after this long
 VERSION = "v1"
 SLUG = "scale-00000"  # the template session's slug; copies are scale-00001, ...
-
-PLAN = """# A plan
-- **Agent:** Dev
-
-## Rationale
-````text
-### 1. Synthesis
-S.
-### 2. Justification
-J.
-### 3. Expected Outcome
-O.
-### 4. State Dashboard
-- Task: in progress
-````
-
-## Action Plan
-
-### `CREATE`
-- **File Path:** [{path}](/{path})
-- **Description:** New file.
-````
-made by turn {n} of {session}
-````
-"""
 
 
 def teddy(repo: Path, env: dict[str, str], *args: str) -> str:
@@ -97,7 +73,8 @@ def make_template(root: Path, env: dict[str, str]) -> tuple[Path, str]:
     plan = root / "plan.md"
     for n in range(1, TURNS + 1):
         (repo / "hand.txt").write_text(f"edited by hand before turn {n} of {session}\n")
-        plan.write_text(PLAN.format(path=f"made{n}.txt", n=n, session=session))
+        text = f"made by turn {n} of {session}"
+        plan.write_text(PLAN.format(path=f"made{n}.txt", content=text))
         teddy(repo, env, "plan", "-m", f"turn {n}", "--from-file", str(plan))
         teddy(repo, env, "execute", "-y")
     return repo, session
