@@ -34,13 +34,7 @@ def display_meta(log: SessionLog) -> str:
 def display_phase(phase: Phase, embeds: Mapping[str, SessionLog]) -> str:
     heading = click.style(f"── {phase.turn} · {phase.title}", bold=True)
     who = click.style(f"@{phase.agent} #{phase.channel}", fg="blue")
-    figures = [phase.status, phase.time]
-    if phase.model:
-        figures.append(phase.model)
-    if phase.tokens is not None:
-        figures.append(f"{phase.tokens:,} tokens")
-    if phase.cost is not None:
-        figures.append(f"${phase.cost:.4f}")
+    figures = phase.figures()
     lines = [f"{heading}  {who}", click.style("   " + " · ".join(figures), dim=True)]
     lines += [display_block(block, embeds) for block in phase.blocks]
     return "\n".join(lines)

@@ -145,13 +145,7 @@ def _first_line(text: str) -> str:
 
 
 def _phase(phase: Phase) -> str:
-    figures = [phase.status, phase.time]
-    if phase.model:
-        figures.append(phase.model)
-    if phase.tokens is not None:
-        figures.append(f"{phase.tokens:,} tokens")
-    if phase.cost is not None:
-        figures.append(f"${phase.cost:.4f}")
+    figures = phase.figures()
     head = (
         f"<h3>{escape(phase.turn)} · {escape(phase.title)} "
         f'<span class="figures">@{escape(phase.agent)} #{escape(phase.channel)}</span></h3>'

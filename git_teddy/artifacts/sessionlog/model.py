@@ -130,6 +130,17 @@ class Phase(_Model):
     cost: float | None = None
     blocks: list[Block] = Field(default_factory=list)
 
+    def figures(self) -> list[str]:
+        """Status, time, model, tokens and cost, as `show` and the review page list them."""
+        figures = [self.status, self.time]
+        if self.model:
+            figures.append(self.model)
+        if self.tokens is not None:
+            figures.append(f"{self.tokens:,} tokens")
+        if self.cost is not None:
+            figures.append(f"${self.cost:.4f}")
+        return figures
+
     def callouts(self, kind: CalloutKind) -> list[Callout]:
         return [b for b in self.blocks if isinstance(b, Callout) and b.kind == kind]
 
