@@ -20,6 +20,7 @@ from pathlib import Path
 
 from git_teddy.gitstore import runner
 from git_teddy.gitstore.secret_files import configured_globs, untracked_secrets
+from git_teddy.gitstore.status_tree import CannotServe, status_tree
 
 
 def _copy_keeping_mtime(source: Path, target: Path) -> None:
@@ -103,7 +104,23 @@ def worktree_tree(
     """Write the working tree's state as a tree object and return its id. `index` is the
     real index (Location.index_file); `scratch` holds the temporary one. `globs` are the
     `teddy.secretFiles` globs and `top` the top of the working tree, when the caller has
-    them already (else they are read)."""
+    them already (else they are read). gitstore.status_tree answers when it can (the cost
+    of one `git status`); the staging way otherwise."""
+    top = top or Path(runner.output(["rev-parse", "--show-toplevel"], cwd).strip())
+
+    def secrets(untracked: list[str]) -> list[str]:
+        return untracked_secrets(top, untracked, configured_globs(cwd, globs))
+
+    try:
+        return status_tree(top, index, scratch.parent / "status", scratch, secrets)
+    except CannotServe:
+        return staged_tree(cwd, index, scratch, globs, top)
+
+
+def staged_tree(
+    cwd: Path, index: Path, scratch: Path, globs: Sequence[str] | None, top: Path
+) -> str:
+    """worktree_tree the staging way: everything staged in a temporary copy of the index."""
     scratch.mkdir(parents=True, exist_ok=True)
     temp_index = scratch / f"index-{os.getpid()}"
     try:
@@ -112,7 +129,6 @@ def worktree_tree(
         env = {"GIT_INDEX_FILE": str(temp_index), "GIT_OPTIONAL_LOCKS": "0"}
         # No hooks: the user's post-index-change hook is not for teddy's temporary index.
         no_hooks = runner.hookless(scratch / "no-hooks")
-        top = top or Path(runner.output(["rev-parse", "--show-toplevel"], cwd, env).strip())
         # One listing of the untracked files serves the secret check and the staging; the
         # tracked ones are refreshed by `add -u` (a stat each, as in `git status`).
         untracked = _untracked(cwd, env)
