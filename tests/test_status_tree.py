@@ -27,15 +27,16 @@ from git_teddy.gitstore.worktree_tree import staged_tree, worktree_tree
 
 top = Path(sys.argv[1])
 git_dir = Path(sys.argv[2])
-index, scratch = git_dir / "index", git_dir / "teddy" / "tmp"
+index, scratch, home = git_dir / "index", git_dir / "teddy" / "tmp", git_dir / "teddy" / "status"
+home.mkdir(parents=True, exist_ok=True)
 staged = staged_tree(top, index, scratch, None, top)
 try:
-    fast = status_tree(top, index, git_dir / "teddy" / "status", scratch,
+    fast = status_tree(top, index, home, scratch,
                        lambda paths: untracked_secrets(top, paths, configured_globs(top, None)))
 except CannotServe as refused:
     fast = f"refused: {refused}"
 print(json.dumps({"staged": staged, "status": fast,
-                  "snapshot": worktree_tree(top, index, scratch, None, top)}))
+                  "snapshot": worktree_tree(top, index, scratch, home, None, top)}))
 """
 
 
@@ -123,6 +124,16 @@ def test_untracked_files_folders_ignored_and_secrets(project: Path, env: dict[st
     listed = git(project, env, "ls-tree", "-r", "--name-only", tree).split()
     assert {"top.txt", "src/lib/new.py", "fresh/a/b/c.txt", "fresh/a/d.txt"} <= set(listed)
     assert not {"debug.log", "build/out.bin", ".env", "fresh/.env.local"} & set(listed)
+
+
+def test_odd_names(project: Path, env: dict[str, str]) -> None:
+    write(project, "new [1]/a*b?.txt", "glob characters in a new folder\n")
+    write(project, "new [1]/x.txt", "beside\n")
+    write(project, "new*/only.txt", "a folder named like a glob\n")
+    write(project, "src/café au lait.py", "unicode and spaces\n")
+    write(project, '"quoted".txt', "a name starting with a quote\n")
+    write(project, "src/app.py", "print('tab\tin content')\n")
+    assert_same_tree(project, env)
 
 
 def test_folders_emptied_replaced_and_everything_removed(project: Path, env: dict) -> None:

@@ -16,6 +16,9 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
                                and the prepare-commit-msg hook decides so in shell, with `[ -e ]`
                                (no Python, no process but git diff-index)
       tmp/                     temporary indexes: working-tree snapshots, applying a result
+      status/<key>-<state>.index  a copy of a worktree's index (one per state of it) with
+                               git's untracked cache: a snapshot's `git status` runs on it
+                               (gitstore.status_tree), the user's index never written
       worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
       hooks/                   the post-commit hook of scratch worktrees
       no-hooks/                an empty hooks folder: teddy's other git calls in scratch
@@ -138,6 +141,10 @@ class Layout:
     @property
     def scratch(self) -> Path:
         return self.root / "tmp"
+
+    @property
+    def status_indexes(self) -> Path:
+        return self.root / "status"
 
     def worktree(self, slot: int) -> tuple[Path, Path]:
         """Scratch worktree number `slot` of the pool, and its lock file."""

@@ -35,6 +35,7 @@ from git_teddy.gitstore import runner
 TREE_MODE = "40000"
 GITLINK = "160000"
 SYMLINK = "120000"
+OBJECT_TYPES = (b"tree", b"blob", b"commit", b"tag")
 STALE_LOCK_SECONDS = 600  # a killed status leaves its lock: taken as stale after this long
 STATUS = [
     "-c", "core.untrackedCache=true", "-c", "core.fsmonitor=false",
@@ -64,7 +65,6 @@ class Changes:
 def _mirror(index: Path, home: Path) -> Path:
     """teddy's copy of `index`, one per state of the user's index: a process still using an
     older copy (status writes its refreshed copy back) never overwrites a newer one."""
-    home.mkdir(parents=True, exist_ok=True)
     info = index.stat()
     signature = f"{index} {info.st_size} {info.st_mtime_ns} {info.st_ino} {info.st_ctime_ns}"
     key = hashlib.sha1(os.fsencode(str(index))).hexdigest()[:12]
@@ -118,7 +118,8 @@ def _untracked_in(top: Path, env: dict[str, str], folders: Sequence[str]) -> lis
     """The untracked files under `folders` (status names a wholly untracked folder once)."""
     if not folders:
         return []
-    args = ["ls-files", "--others", "--exclude-standard", "-z", "--", *folders]
+    literal = ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z"]
+    args = [*literal, "--", *folders]
     listed = [rel for rel in runner.output(args, top, env).split("\0") if rel]
     if any(rel.endswith("/") for rel in listed):
         raise CannotServe("a nested repository")
@@ -147,12 +148,20 @@ def _hash_files(top: Path, paths: Sequence[str]) -> list[str]:
     """Store the files at `paths` as `git add` would (their path's filters, line endings)."""
     if not paths:
         return []
-    feed = "".join(f"{path}\n" for path in paths)
+    feed = "".join(f"{_quoted(path)}\n" for path in paths)
     args = ["hash-object", "-w", "--stdin-paths"]
     oids = runner.output(args, top, input=feed).split()
     if len(oids) != len(paths):
         raise CannotServe("hash-object answered short")
     return oids
+
+
+def _quoted(path: str) -> str:
+    """`path` as a line of --stdin-paths: git unquotes a line that starts with a double
+    quote, so such a path is given C-quoted."""
+    if not path.startswith('"'):
+        return path
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t") + '"'
 
 
 @dataclass
@@ -176,8 +185,8 @@ class _Trees:
         root = ""
         for at, folder in enumerate(["", *folders]):
             header, _, out = out.partition(b"\n")
-            parts = header.split()
-            if len(parts) != 3:  # "<ask> missing": a new folder
+            parts = header.split(b" ")
+            if len(parts) != 3 or parts[1] not in OBJECT_TYPES:  # "<ask> missing": new
                 self.base[folder] = {}
                 if at == 0:
                     raise CannotServe("no HEAD")
@@ -283,7 +292,7 @@ def status_tree(top: Path, index: Path, home: Path, scratch: Path, secrets: Secr
     left_out = set(secrets(untracked))
     added = [path for path in untracked if path not in left_out]
     if any("\n" in path for path in [*changes.entries, *added]):
-        raise CannotServe("a path with a newline")
+        raise CannotServe("a path with a newline")  # a line of --stdin-paths and --batch
     modes = _new_file_modes(top, added)
     files = [*changes.tracked, *added]
     hashed = dict(zip(files, _hash_files(top, files), strict=True))

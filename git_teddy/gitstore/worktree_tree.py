@@ -1,10 +1,15 @@
 """The tree id of the user's working tree, with git alone: their index and files untouched.
 
-A temporary index is seeded from the real one (a copy that keeps its mtime, so git's racy
-checks stay exact), then `git add -u` on it re-hashes only what changed, and the untracked
-files of one `ls-files --others` listing (the one walk of the folders, which the secret check
-reads too) are added by `update-index --add`. The cost is what `git status` costs (a stat of
-each tracked file, one walk for untracked ones), not the size of the repository.
+First way (gitstore.status_tree): one `git status` on teddy's own copy of the index, with
+git's untracked cache, and HEAD's tree with the changes it names put in: the cost of one
+`git status` or less, whatever the size of the repository.
+
+The staging way, for what status cannot mirror (a sparse checkout, a conflict, a symlink or
+a nested repository among the changes, ...): a temporary index is seeded from the real one
+(a copy that keeps its mtime, so git's racy checks stay exact), then `git add -u` on it
+re-hashes only what changed, and the untracked files of one `ls-files --others` listing
+(the one walk of the folders, which the secret check reads too) are added by `update-index
+--add`. Both ways give the same tree (tests/test_status_tree.py compares them).
 
 Untracked files that look like secrets (gitstore.secret_files) are left out, as ignored
 ones are: never snapshotted, so never touched by applying or restoring either.
@@ -98,11 +103,13 @@ def worktree_tree(
     cwd: Path,
     index: Path,
     scratch: Path,
+    status_home: Path,
     globs: Sequence[str] | None = None,
     top: Path | None = None,
 ) -> str:
     """Write the working tree's state as a tree object and return its id. `index` is the
-    real index (Location.index_file); `scratch` holds the temporary one. `globs` are the
+    real index (Location.index_file); `scratch` holds the temporary one, `status_home`
+    (Layout.status_indexes, made) teddy's copies of the index. `globs` are the
     `teddy.secretFiles` globs and `top` the top of the working tree, when the caller has
     them already (else they are read). gitstore.status_tree answers when it can (the cost
     of one `git status`); the staging way otherwise."""
@@ -112,7 +119,7 @@ def worktree_tree(
         return untracked_secrets(top, untracked, configured_globs(cwd, globs))
 
     try:
-        return status_tree(top, index, scratch.parent / "status", scratch, secrets)
+        return status_tree(top, index, status_home, scratch, secrets)
     except CannotServe:
         return staged_tree(cwd, index, scratch, globs, top)
 

@@ -57,7 +57,8 @@ class Place:
         """The tree a snapshot of the working tree would record now."""
         where = self.location
         scratch = self.layout.shared.make_folders(self.layout.scratch)
-        return worktree_tree(where.cwd, where.index_file, scratch)
+        status_home = self.layout.shared.make_folders(self.layout.status_indexes)
+        return worktree_tree(where.cwd, where.index_file, scratch, status_home)
 
     def markers(self) -> dict[str, str]:
         """Every session's current-branch marker, as written."""
