@@ -4,6 +4,7 @@ paths (the session index, the cached `context` answer, the hooks) ask them here 
 one git process each and no dulwich. A query over thousands of sessions then costs a few
 processes, not one per session."""
 
+import os
 from pathlib import Path
 
 from git_teddy.errors import NotARepositoryError
@@ -36,9 +37,21 @@ class Location:
         self.object_format = object_format  # the hash of object ids: sha1 or sha256
 
 
+_LOCATED: dict[tuple[Path, tuple[str | None, ...]], Location] = {}
+
+
 def locate(cwd: Path | None = None) -> Location:
-    """The repository around `cwd`; without a working tree, NotARepositoryError says why."""
+    """The repository around `cwd`; without a working tree, NotARepositoryError says why.
+    Asked once per process (the CLI's start and the command both ask) for the same place
+    and the same GIT_DIR and friends."""
     cwd = cwd or Path.cwd()
+    key = (cwd, tuple(os.environ.get(name) for name in runner.REPOSITORY_ENV))
+    if key not in _LOCATED:
+        _LOCATED[key] = _locate(cwd)
+    return _LOCATED[key]
+
+
+def _locate(cwd: Path) -> Location:
     proc = runner.run([*WHERE, *INDEX_PATH, *OBJECT_FORMAT], cwd)
     lines = proc.stdout.splitlines()
     if proc.returncode != 0 or len(lines) != 5:
