@@ -27,7 +27,6 @@ import os
 import stat
 import time
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.gitstore import runner
@@ -51,15 +50,16 @@ class CannotServe(Exception):
     """What the working tree holds needs the staging way (a reason, for debugging)."""
 
 
-@dataclass
 class Changes:
     """What status found, relative to HEAD: path -> (mode, oid) or None for gone; the files
-    whose bytes must be hashed; the untracked folders to list."""
+    whose bytes must be hashed; the untracked folders to list. (No dataclass here: the
+    `dataclasses` module imports `inspect`, which the cached `context` answer does without.)"""
 
-    entries: dict[str, tuple[str, str] | None] = field(default_factory=dict)
-    tracked: list[str] = field(default_factory=list)  # changed in the working tree
-    untracked: list[str] = field(default_factory=list)
-    folders: list[str] = field(default_factory=list)  # wholly untracked, `dir/`
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[str, str] | None] = {}
+        self.tracked: list[str] = []  # changed in the working tree
+        self.untracked: list[str] = []
+        self.folders: list[str] = []  # wholly untracked, `dir/`
 
 
 def _mirror(index: Path, home: Path) -> Path:
@@ -164,17 +164,16 @@ def _quoted(path: str) -> str:
     return '"' + path.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t") + '"'
 
 
-@dataclass
 class _Trees:
     """Trees read from the base and written back: `git cat-file --batch` in, one
     `hash-object -t tree --stdin-paths` out, ids computed here (sha1 or sha256, as the
     repository's ids are)."""
 
-    top: Path
-    scratch: Path
-    base: dict[str, dict[bytes, tuple[bytes, bytes]]] = field(default_factory=dict)
-    written: list[bytes] = field(default_factory=list)
-    algorithm: str = "sha1"
+    def __init__(self, top: Path, scratch: Path) -> None:
+        self.top, self.scratch = top, scratch
+        self.base: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
+        self.written: list[bytes] = []
+        self.algorithm = "sha1"
 
     def read(self, head: str, folders: Sequence[str]) -> str:
         """Read HEAD's tree and each of `folders` in it (missing ones read as empty); the
