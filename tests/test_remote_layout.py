@@ -177,3 +177,19 @@ def test_a_branch_in_both_layouts_is_fetched_at_its_latest_turn(
         assert tip(there, env, f"origin/{main}") == tip(repo, env, main)
         teddy.ok(there, "restore", "03", "-s", session)
         assert (there / "c.txt").read_text() == "c\n"
+
+
+def test_when_the_two_layouts_diverged_fetch_takes_what_git_teddy_pushed(
+    repo: Path, remote: Path, tmp_path: Path, env: dict, teddy: Teddy
+) -> None:
+    session = session_with_a_turn(repo, teddy)
+    main = f"teddy/{session}/main"
+    teddy.ok(repo, "push")
+    pushed = tip(repo, env, main)
+    tree = tip(repo, env, f"{main}^{{tree}}")
+    aside = git(repo, env, "commit-tree", tree, "-p", f"{main}^", "-m", "by hand").strip()
+    git(repo, env, "push", "-q", "origin", f"{aside}:refs/heads/{main}")
+    theirs = clone(remote, tmp_path, env)
+    teddy.ok(theirs, "fetch")
+    assert tip(theirs, env, f"origin/{main}") == pushed
+    assert not refs(theirs, env, "refs/teddy/arriving")
