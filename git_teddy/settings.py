@@ -300,6 +300,13 @@ REMOTE = Text(
     "origin",
     default="origin",
 )
+PUSH_AS_BRANCHES = Flag(
+    "teddy.pushAsBranches",
+    "Whether `git teddy push` puts session branches among the remote's branches (refs/heads/"
+    "teddy/..., shown in a forge's web view, fetched by every plain `git fetch` and clone) "
+    "instead of refs/teddy/sessions/..., which only `git teddy fetch` asks for.",
+    default=False,
+)
 IDLE_TIMEOUT = Duration(
     "teddy.idleTimeout",
     "How long an active session may go without a commit before it reads as paused (spec 003: "
@@ -511,6 +518,7 @@ REGISTRY: tuple[Setting, ...] = (
     REF_PREFIX,
     CHANNEL,
     REMOTE,
+    PUSH_AS_BRANCHES,
     SUBAGENT_MODE,
     IDLE_TIMEOUT,
     PROVIDER,

@@ -147,7 +147,7 @@ def test_a_refused_push_names_a_command_that_goes_through(
     again = hinted_command(result.stderr)
     assert "--allow-secret" in again
     teddy.ok(repo, *again[2:])
-    assert f"refs/heads/teddy/{session}/main" in remote_refs(remote, env)
+    assert f"refs/teddy/sessions/{session}/main" in remote_refs(remote, env)
     fsck(repo, remote, env=env)
 
 
@@ -171,7 +171,8 @@ def test_a_secret_in_a_session_commit_message_is_refused(
     result = teddy(repo, "push", "origin")
     refused(result)
     assert f"commit {commit[:12]} message:3 contains a secret (github-token)" in result.stderr
-    assert git(remote, env, "rev-parse", ref) != commit
+    there = f"refs/teddy/sessions/{session}/main"
+    assert git(remote, env, "rev-parse", there) != commit
     fsck(repo, remote, env=env)
 
 
@@ -256,5 +257,5 @@ def test_history_the_remote_has_is_never_flagged(
     other = teddy.ok(repo, "new", "edited").stdout.strip()
     teddy.ok(repo, "push", "origin")
     refs = remote_refs(remote, env)
-    assert f"teddy/{clean}/main" in refs and f"teddy/{other}/main" in refs
+    assert f"sessions/{clean}/main" in refs and f"sessions/{other}/main" in refs
     fsck(repo, remote, env=env)

@@ -313,7 +313,13 @@ def test_pre_push_blocks_a_session_ref_holding_a_secret(
     assert result.returncode != 0
     assert f"error: {ref}: leak.txt:2 contains a secret (github-token)" in result.stderr
     assert "--no-verify" in result.stderr
-    assert git(remote, env, "rev-parse", ref) != git(repo, env, "rev-parse", ref)
+    leaky = git(repo, env, "rev-parse", ref).strip()
+    assert run(["git", "rev-parse", "--verify", "-q", ref], remote, env).stdout.strip() != leaky
+    # Nor by hand to where `git teddy push` puts session branches on a remote.
+    there = f"refs/teddy/sessions/{session}/main"
+    by_hand = run(["git", "push", "origin", f"{ref}:{there}"], repo, env)
+    assert by_hand.returncode != 0 and "contains a secret" in by_hand.stderr, by_hand
+    assert git(remote, env, "rev-parse", there).strip() != leaky
     assert teddy(repo, "push", "origin").returncode != 0
 
     git(repo, env, "push", "-q", "--no-verify", "origin", f"{ref}:{ref}")

@@ -115,8 +115,8 @@ def test_a_push_carries_a_complete_session_to_a_clone(
     teddy.ok(repo, "push", "origin", session, other)
     remote_refs = git(repo, env, "ls-remote", str(remote)).split()[1::2]
     assert sorted(r for r in remote_refs if session in r) == [
-        f"refs/heads/teddy/{session}/main",
         f"refs/teddy/keep/{session}",
+        f"refs/teddy/sessions/{session}/main",
     ]
     gc_now(remote, env)  # the remote keeps them too
 

@@ -40,7 +40,7 @@ def test_push_fetch_read_restore_and_branch(
     result = teddy.ok(mine, "push")
     assert f"pushed 1 session(s) to origin: {session}" in result.stdout
     remote_refs = git(mine, env, "ls-remote", "origin").split()
-    assert f"refs/heads/teddy/{session}/main" in remote_refs
+    assert f"refs/teddy/sessions/{session}/main" in remote_refs  # outside refs/heads
     assert f"refs/teddy/keep/{session}" in remote_refs
     assert "refs/heads/feature" not in remote_refs  # nothing else is pushed
 
@@ -80,9 +80,8 @@ def test_push_again_after_new_turns_and_non_fast_forward(
     assert rejected.returncode == 1
     assert "has turns of these sessions that you do not have" in rejected.stderr
     assert "hint: run `git teddy fetch origin`" in rejected.stderr
-    remote_tip = git(mine, env, "ls-remote", "origin", f"refs/heads/teddy/{session}/main").split()[
-        0
-    ]
+    there = f"refs/teddy/sessions/{session}/main"
+    remote_tip = git(mine, env, "ls-remote", "origin", there).split()[0]
     assert remote_tip == git(theirs, env, "rev-parse", f"teddy/{session}/main").strip()
 
 

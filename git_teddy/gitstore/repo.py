@@ -268,6 +268,22 @@ class GitRepo:
         """`git fetch` of exactly these refspecs, and no tags."""
         return _git_result(["fetch", "--no-tags", remote, *refspecs], self.cwd)
 
+    def descends_from(self, commit: str, ancestor: str) -> bool:
+        """Whether `ancestor` is `commit` or among its ancestors (a fast-forward to it)."""
+        args = ["merge-base", "--is-ancestor", ancestor, commit]
+        return runner.run(args, self.cwd).returncode == 0
+
+    def set_fetched_refs(self, refs: Mapping[str, str], reason: str) -> None:
+        """Point remote-tracking `refs` (name -> id) at what a fetch brought, whatever they
+        held (as a fetch's `+` refspec does), in one `git update-ref --stdin` transaction."""
+        if not refs:
+            return
+        lines = "".join(f"update {name} {sha}\n" for name, sha in refs.items())
+        args = ["update-ref", "-m", reason, "--stdin"]
+        done = runner.run(args, self.cwd, input=f"start\n{lines}commit\n")
+        if done.returncode != 0:
+            raise runner.failure(args, done.stderr.strip())
+
     def blame(self, commit: str, path: str, line: int | None = None) -> list[BlamedLine]:
         """Which commit last changed each line of `path` (from the top of the working tree;
         or of line `line` alone) as of `commit`. GitFailed when git cannot tell;

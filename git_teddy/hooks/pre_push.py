@@ -7,7 +7,8 @@ pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remot
 --remotes=<remote>`), its message and the blobs new to the remote (`git rev-list
 --objects`), when that ref carries teddy's history:
 - a session branch, keep ref or old-layout snapshot ref (`refs/heads/<prefix>...`,
-  `refs/<prefix>keep/...`, `refs/<prefix>snapshots/...`);
+  `refs/<prefix>keep/...`, `refs/<prefix>snapshots/...`), or a session branch pushed to
+  where `git teddy push` puts it on a remote (`refs/<prefix>sessions/...`);
 - or, under any other name or a tag, a session commit (its `Teddy-Session` and
   `Teddy-Phase` trailers) or a snapshot (its subject, SNAPSHOT_SUBJECTS). The user's own
   commits of an applied turn carry `Teddy-Session` alone: they are the project's history.
@@ -43,7 +44,12 @@ from git_teddy.gitstore.changes import (
     remote_tracking_ids,
 )
 from git_teddy.hooks import ref_prefix
-from git_teddy.session.refnames import branches_prefix, keeps_prefix, snapshots_prefix
+from git_teddy.session.refnames import (
+    branches_prefix,
+    keeps_prefix,
+    remote_sessions_prefix,
+    snapshots_prefix,
+)
 
 REFUSED = 10  # the exit status that tells the shell block the reasons were printed
 SHORT = 12  # characters of an object id in messages; --allow-secret takes any prefix of 7+
@@ -111,7 +117,7 @@ def parse_updates(text: str) -> list[Pushed]:
 def kind_of(update: Pushed, prefix: str) -> str | None:
     """ "branch", "snapshot" or None (not a session ref) for the ref being pushed."""
     for ref in (update.remote_ref, update.local_ref):
-        if ref.startswith(branches_prefix(prefix)):
+        if ref.startswith((branches_prefix(prefix), remote_sessions_prefix(prefix))):
             return "branch"
         if ref.startswith((keeps_prefix(prefix), snapshots_prefix(prefix))):
             return "snapshot"

@@ -10,6 +10,14 @@ under a ref prefix, and a ref listing grouped into sessions. With the prefix `te
 - `refs/teddy/snapshots/<id>/<sha>`: the layout before keep refs, one ref per snapshot: read
   still, and folded into the keep ref by the session's next write.
 
+On a remote, `git teddy push` puts session branches outside refs/heads:
+`refs/teddy/sessions/<id>/<branch>`, next to `refs/teddy/keep/<id>`. A plain `git fetch` or
+`git clone` asks only for refs/heads/ and refs/tags/ (protocol v2 filters the ref listing on
+the server), so it never pays for sessions; `teddy.pushAsBranches` keeps them as branches
+(`refs/heads/teddy/...`, the layout before, which `git teddy fetch` reads as well). While
+`git teddy fetch` decides between the two, what it got waits under
+`refs/teddy/arriving/<remote>/{sessions,heads}/<id>/<branch>` (removed when done).
+
 The store, the session index, the cached `context` answer and the hooks all read refs
 through these names.
 """
@@ -31,6 +39,17 @@ def branch_ref(prefix: str, session: str, branch: str) -> str:
 def fetched_prefix(remote: str, prefix: str) -> str:
     """Where `git teddy fetch` puts a remote's session branches."""
     return f"{REMOTES}{remote}/{prefix}"
+
+
+def remote_sessions_prefix(prefix: str) -> str:
+    """Where a remote holds pushed session branches: `refs/<prefix>sessions/`."""
+    return f"refs/{prefix}sessions/"
+
+
+def arriving_prefix(prefix: str, remote: str, layout: str) -> str:
+    """Where `git teddy fetch` puts a remote's session branches of one layout (`sessions`:
+    remote_sessions_prefix, `heads`: branches_prefix) until it picks their final value."""
+    return f"refs/{prefix}arriving/{remote}/{layout}/"
 
 
 def snapshots_prefix(prefix: str) -> str:

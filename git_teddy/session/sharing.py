@@ -1,8 +1,14 @@
 """`git teddy push` and `git teddy fetch`: sessions travel as their branches and keep ref
 (session.keep: it carries every snapshot), nothing else, and only when asked.
 
-Session branches are ordinary branches (`refs/heads/teddy/...`), so plain git carries them
-too (`git push --all`, `push.default=matching`, a clone): without their keep refs,
+On the remote, push puts session branches under `refs/teddy/sessions/<id>/<branch>`
+(refnames.remote_sessions_prefix), outside refs/heads: a plain `git fetch` or clone of the
+project never asks for them, however many sessions the team has. `teddy.pushAsBranches`
+pushes them as branches instead (`refs/heads/teddy/...`, the layout before), for a forge's
+web view. Fetch reads both layouts into the same remote-tracking branches.
+
+Session branches are ordinary branches here (`refs/heads/teddy/...`), so plain git carries
+them too (`git push --all`, `push.default=matching`, a clone): without their keep refs,
 which live outside refs/heads. `fetch` therefore brings the snapshots of every session
 branch it can see, however the branch came, and names the ones the remote lacks as well.
 """
@@ -16,6 +22,7 @@ from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session import keep
 from git_teddy.session.refnames import (
+    arriving_prefix,
     branch_ref,
     branches_prefix,
     fetched_prefix,
@@ -23,10 +30,11 @@ from git_teddy.session.refnames import (
     is_session_branch,
     keep_ref,
     keeps_prefix,
+    remote_sessions_prefix,
     snapshots_prefix,
 )
 from git_teddy.session.workspace import Workspace
-from git_teddy.settings import REMOTE
+from git_teddy.settings import PUSH_AS_BRANCHES, REMOTE
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,8 @@ def _remote(ws: Workspace, remote: str | None) -> str:
 def push_sessions(
     ws: Workspace, remote: str | None, sessions: list[str], allowed: Sequence[str] = ()
 ) -> Transfer:
-    """Push the named sessions (default: every local session): branches and keep refs
+    """Push the named sessions (default: every local session): branches (under
+    refs/teddy/sessions/ there, or as branches with teddy.pushAsBranches) and keep refs
     (old-layout snapshot refs are folded into the keep ref first). `allowed`: the pre-push
     hook's findings to let through (blob or commit ids, paths)."""
     store, prefix = ws.store, ws.store.prefix
@@ -62,11 +71,13 @@ def push_sessions(
     if not chosen:
         raise TeddyError("there are no local sessions to push", "start one with `git teddy new`")
     refspecs = []
+    as_branches = ws.settings.flag(PUSH_AS_BRANCHES)
     for session in chosen:
         if keep.legacy_refs(ws.repo, prefix, session):
             store.keep_snapshots(session, [])
         ref = branch_ref(prefix, session, "*")
-        refspecs.append(f"{ref}:{ref}")
+        there = ref if as_branches else f"{remote_sessions_prefix(prefix)}{session}/*"
+        refspecs.append(f"{ref}:{there}")
         if ws.repo.read_ref(kept := keep_ref(prefix, session)):
             refspecs.append(f"{kept}:{kept}")
     pushed = ws.repo.push_refs(name, refspecs, allowed)
@@ -125,17 +136,20 @@ def _sessions_only(ws: Workspace, remote: str) -> bool:
 
 
 def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = ()) -> Transfer:
-    """Bring a remote's sessions (default: all; else those full ids) in: branches under
-    refs/remotes/<remote>/, keep refs merged into ours (session.keep)."""
+    """Bring a remote's sessions (default: all; else those full ids) in: branches of both
+    layouts under refs/remotes/<remote>/, keep refs merged into ours (session.keep)."""
     store, prefix = ws.store, ws.store.prefix
     name = _remote(ws, remote)
     before = set(store.session_ids())
+    _clear_arriving(ws, name)  # left by a fetch that stopped half-way
     fetched = ws.repo.fetch_refs(name, _fetch_refspecs(prefix, name, sessions))
     if not fetched.ok:
+        _clear_arriving(ws, name)
         raise TeddyError(
             f"git fetch from {name} failed:\n{fetched.stderr.strip()}",
             "check the remote's URL and your access to it",
         )
+    _place_branches(ws, name)
     _merge_keeps(ws, name, sessions)
     now = store.session_ids()
     if absent := [s for s in sessions if s not in now]:
@@ -148,21 +162,69 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
     return Transfer(name, sorted(set(now) - before), fetched.stdout + fetched.stderr, missing)
 
 
+# The two layouts a remote may hold session branches in, by their name under arriving/:
+# pushed by `git teddy push` (outside refs/heads), and as branches (teddy.pushAsBranches,
+# an older git-teddy, or a plain `git push` of a session branch).
+_LAYOUTS = ("sessions", "heads")
+
+
+def _remote_prefix(prefix: str, layout: str) -> str:
+    return remote_sessions_prefix(prefix) if layout == "sessions" else branches_prefix(prefix)
+
+
 def _fetch_refspecs(prefix: str, remote: str, sessions: Sequence[str]) -> list[str]:
-    """Branches, keep refs (to incoming/, merged after) and old-layout snapshot refs of
-    `sessions`, or of every session. A keep ref's pattern ends in `*` so a session the
-    remote has no keep ref of (an old-layout one) fails nothing."""
+    """Branches of both layouts (to arriving/, placed after), keep refs (to incoming/,
+    merged after) and old-layout snapshot refs of `sessions`, or of every session. Every
+    pattern ends in `*`, so a layout or a keep ref the remote lacks fails nothing."""
     incoming = incoming_prefix(prefix, remote)
     names = [f"{s}/" for s in sessions] or [""]
     refspecs = []
     for session in names:
-        refspecs += [
-            f"+{branches_prefix(prefix)}{session}*:{fetched_prefix(remote, prefix)}{session}*",
-            f"{snapshots_prefix(prefix)}{session}*:{snapshots_prefix(prefix)}{session}*",
-        ]
+        for layout in _LAYOUTS:
+            there, here = _remote_prefix(prefix, layout), arriving_prefix(prefix, remote, layout)
+            refspecs.append(f"+{there}{session}*:{here}{session}*")
+        refspecs.append(
+            f"{snapshots_prefix(prefix)}{session}*:{snapshots_prefix(prefix)}{session}*"
+        )
     for session in [s.rstrip("/") for s in names]:
         refspecs.append(f"+{keeps_prefix(prefix)}{session}*:{incoming}{session}*")
     return refspecs
+
+
+def _place_branches(ws: Workspace, remote: str) -> None:
+    """Move the arrived branches to refs/remotes/<remote>/<prefix><id>/<branch>, where
+    list, show, log, restore and branch read fetched sessions. A branch the remote holds in
+    both layouts takes the one that has the other's turns (a plain `git push` of a branch
+    after `git teddy push`, or the reverse); when they diverged, the one git teddy pushed."""
+    repo, prefix = ws.repo, ws.store.prefix
+    arrived = {layout: _arrived(ws, remote, layout) for layout in _LAYOUTS}
+    pushed, plain = arrived["sessions"], arrived["heads"]
+    chosen = dict(pushed)
+    for path, tip in plain.items():
+        other = chosen.get(path)
+        if other is None or (other != tip and repo.descends_from(tip, other)):
+            chosen[path] = tip
+    target = fetched_prefix(remote, prefix)
+    current = repo.list_refs(target) if chosen else {}
+    moves = {
+        f"{target}{path}": tip
+        for path, tip in sorted(chosen.items())
+        if current.get(f"{target}{path}") != tip
+    }
+    repo.set_fetched_refs(moves, f"teddy fetch {remote}")
+    _clear_arriving(ws, remote)
+
+
+def _arrived(ws: Workspace, remote: str, layout: str) -> dict[str, str]:
+    """`<id>/<branch>` -> tip of the branches that arrived in one layout."""
+    base = arriving_prefix(ws.store.prefix, remote, layout)
+    return {ref.removeprefix(base): sha for ref, sha in ws.repo.list_refs(base).items()}
+
+
+def _clear_arriving(ws: Workspace, remote: str) -> None:
+    for layout in _LAYOUTS:
+        if refs := ws.repo.list_refs(arriving_prefix(ws.store.prefix, remote, layout)):
+            ws.repo.delete_refs(refs)
 
 
 def _merge_keeps(ws: Workspace, remote: str, sessions: Sequence[str]) -> None:
