@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from git_teddy.gitstore import runner
+from git_teddy.gitstore.changes import read_blobs
 
 ATTRIBUTES = ".gitattributes"
 REGULAR_MODE = "100644"
@@ -62,8 +63,51 @@ def checkout_blobs(toplevel: Path, scratch: Path, entries: Sequence[Entry]) -> N
 
 def worktree_forms(toplevel: Path, scratch: Path, blobs: Mapping[str, str]) -> dict[str, bytes]:
     """What `git checkout` would write for each blob (by path: `blobs` maps paths to blob
-    ids), read back from a temporary folder: the working tree is not touched. The model
-    sees files as the user's editor does, and as EDIT finds them in a scratch worktree."""
+    ids); the working tree is not touched. The model sees files as the user's editor does,
+    and as EDIT finds them in a scratch worktree. Blobs that no conversion applies to are
+    read as stored, in one `git cat-file --batch`; the others are checked out into a
+    temporary folder and read back (writing files costs ten times more)."""
+    if not blobs:
+        return {}
+    plain = _unconverted(toplevel, scratch, blobs)
+    stored = dict(read_blobs(list(dict.fromkeys(blobs[path] for path in plain)), toplevel))
+    rest = {path: blob for path, blob in blobs.items() if path not in plain}
+    converted = _checked_out(toplevel, scratch, rest)
+    return {
+        path: stored[blob] if path in plain else converted[path] for path, blob in blobs.items()
+    }
+
+
+# Every attribute git's checkout conversion reads (convert.c); "unset" (`-text`) converts
+# nothing either. Macros (`binary`) come expanded from check-attr.
+CONVERSION_ATTRIBUTES = ("text", "eol", "crlf", "ident", "filter", "working-tree-encoding")
+# core.autocrlf values under which a file without attributes is written as stored.
+NO_AUTOCRLF = ("", "false", "no", "off", "0", "input")
+
+
+def _unconverted(toplevel: Path, scratch: Path, blobs: Mapping[str, str]) -> set[str]:
+    """The paths that `git checkout` writes exactly as stored. Attributes are read as the
+    temporary index of `_checked_out` would give them: an empty index (`.gitattributes`
+    files listed themselves, rare, send every path the long way)."""
+    paths = list(blobs)
+    if any(PurePosixPath(path).name == ATTRIBUTES for path in paths):
+        return set()
+    autocrlf = runner.run(["config", "--get", "core.autocrlf"], toplevel)
+    if autocrlf.returncode not in (0, 1) or autocrlf.stdout.strip().lower() not in NO_AUTOCRLF:
+        return set()
+    env = {"GIT_INDEX_FILE": str(scratch / f"no-index-{os.getpid()}")}  # never created
+    args = ["check-attr", "-z", "--stdin", *CONVERSION_ATTRIBUTES]
+    fields = runner.output(args, toplevel, env, input=_stdin_paths(paths)).split("\0")
+    converting = {
+        path
+        for path, value in zip(fields[0::3], fields[2::3], strict=False)
+        if value not in ("unspecified", "unset")
+    }
+    return set(paths) - converting
+
+
+def _checked_out(toplevel: Path, scratch: Path, blobs: Mapping[str, str]) -> dict[str, bytes]:
+    """`blobs` written by `git checkout-index` into a temporary folder, and read back."""
     if not blobs:
         return {}
     scratch.mkdir(parents=True, exist_ok=True)

@@ -133,6 +133,7 @@ class TokenCounter:
         self._served: set[str] = set()  # encodings whose cached counts were handed out
         self._hung: float | None = None  # when the requested encoding's download hung
         self.load_error: str | None = None  # why the requested encoding was not used
+        self._preloading: tuple[threading.Thread, list[_Tokenizer]] | None = None
 
     # ---- the cache ----------------------------------------------------------------------------
 
@@ -248,11 +249,39 @@ class TokenCounter:
         others = sorted(self._served - {self._load().name})
         return f"{label}; cached counts from {', '.join(others)}" if others else label
 
+    def preload(self) -> None:
+        """Start loading the tokenizer in the background, for counts about to miss the
+        cache: reading their texts meanwhile hides part of the load. Nothing else changes
+        until a count needs it (one loaded for nothing leaves `tokenizer_needed` False)."""
+        if self._tokenizer is not None or self._preloading is not None:
+            return
+        self._cache()  # read here, so that the thread does not race this one to it
+        result: list[_Tokenizer] = []
+        worker = threading.Thread(
+            target=self._resolve_into, args=(result,), name="tokenizer-preload", daemon=True
+        )
+        worker.start()
+        self._preloading = (worker, result)
+
+    def _resolve_into(self, result: list[_Tokenizer]) -> None:
+        try:
+            result.append(self._resolve())
+        except Exception:  # resolved again, in the open, when a count needs it
+            return
+
     def _load(self) -> _Tokenizer:
         if self._tokenizer is None:
             TokenCounter.tokenizer_needed = True
-            self._tokenizer = self._resolve()
+            self._tokenizer = self._preloaded() or self._resolve()
         return self._tokenizer
+
+    def _preloaded(self) -> _Tokenizer | None:
+        if self._preloading is None:
+            return None
+        worker, result = self._preloading
+        self._preloading = None
+        worker.join()
+        return result[0] if result else None
 
     def _resolve(self) -> _Tokenizer:
         hung_at = self._cache()["hung"].get(self.requested)

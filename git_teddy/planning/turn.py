@@ -129,6 +129,8 @@ def _project_resources(
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
     ids = ws.repo.blob_ids(tree, paths)
     unread = {p: b for p, b in ids.items() if with_text or counter.cached(b) is None}
+    if any(counter.cached(blob) is None for blob in unread.values()):
+        counter.preload()  # a count will miss: load the tokenizer while git reads the files
     forms = ws.repo.worktree_forms(unread)  # as the user's editor and EDIT see them
     resources: dict[str, Resource] = {}
     to_count: list[tuple[str, str, str | None]] = []  # path, text, note
