@@ -106,7 +106,11 @@ class SessionStore:
         return sorted(self._all_branches())
 
     def branches(self, session: str) -> dict[str, str]:
-        branches = self._all_branches().get(session)
+        # Only this session's local branches are listed (asked several times a command:
+        # the cost must not grow with the number of sessions), and the fetched ones.
+        local = self.repo.list_refs(f"{branches_prefix(self.prefix)}{session}/")
+        refs = {**self.repo.list_refs(REMOTES), **local}
+        branches = group_session_refs(refs, self.prefix).get(session)
         if not branches:
             raise _unknown_session(session)
         return branches
