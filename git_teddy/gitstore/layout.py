@@ -45,7 +45,6 @@ import json
 import os
 import shutil
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
@@ -57,15 +56,19 @@ DERIVED_DIR = "teddy"
 APPLIED_BLOBS = "applied"  # read by the prepare-commit-msg hook's shell block too
 
 
-@dataclass(frozen=True)
 class Placing:
-    """A `restore` or `branch` that saved the user's files and is putting others in place."""
+    """A `restore` or `branch` that saved the user's files and is putting others in place.
+    (Not a dataclass: `dataclasses` imports `inspect`, ~10 ms that `git teddy context`
+    answered from its cache, which loads this module, does without.)"""
 
-    session: str
-    saved: str  # the snapshot of the user's files taken first
-    what: str  # e.g. "restoring 01"
-    pid: int
-    started: int | None  # the process's start time (gitstore.locks), to tell a reused pid
+    __slots__ = ("pid", "saved", "session", "started", "what")
+
+    def __init__(self, session: str, saved: str, what: str, pid: int, started: int | None) -> None:
+        self.session = session
+        self.saved = saved  # the snapshot of the user's files taken first
+        self.what = what  # e.g. "restoring 01"
+        self.pid = pid
+        self.started = started  # the process's start time (gitstore.locks), to tell a reused pid
 
 
 class Layout:
