@@ -14,15 +14,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 from bench_snapshot import git, sealed_env, timed
 
 FILES = 200
-IMPORT_GOAL = 0.150  # seconds of imports per command (was 0.35-0.5 s before issue 16)
-WALL_GOAL = 3.0  # a command's wall time in a tiny repository, as a multiple of `git status`
-# ... plus Python's own start-up, which no change to git-teddy can remove
+# Seconds of imports per command. Issue 16 P1 gives a turn 1.5x `git status` on the
+# 100,000-file benchmark repository (0.28 s there): beside the one scan of the working tree
+# a turn must make, that leaves ~0.14 s for everything else, start-up included.
+IMPORT_GOAL = 0.150
 
 
 def make_repo(repo: Path, env: dict[str, str]) -> None:
@@ -36,9 +36,8 @@ def make_repo(repo: Path, env: dict[str, str]) -> None:
     git(repo, env, "commit", "-q", "-m", "initial")
 
 
-def plan_text(round_: int) -> str:
+def plan_text() -> str:
     """A one-EDIT plan (the shape of bench_execute's) that changes dir-1/file-1.txt."""
-    find = "line of file 1" if round_ == 0 else f"line of file 1 v{round_ - 1}"
     rationale = "\n".join(
         f"### {n}. {part}\nText."
         for n, part in enumerate(
@@ -48,8 +47,8 @@ def plan_text(round_: int) -> str:
     return (
         f"# Bench\n- **Agent:** Dev\n\n## Rationale\n````text\n{rationale}\n````\n\n"
         "## Action Plan\n\n### `EDIT`\n- **File Path:** [dir-1/file-1.txt](/dir-1/file-1.txt)\n"
-        f"- **Description:** Touch it.\n\n`FIND:`\n```\n{find}\n```\n`REPLACE:`\n```\n"
-        f"line of file 1 v{round_}\n```\n"
+        "- **Description:** Touch it.\n\n`FIND:`\n```\nline of file 1\n```\n`REPLACE:`\n```\n"
+        "line of file 1 edited\n```\n"
     )
 
 
@@ -90,19 +89,16 @@ class Bench:
     def round(self, profile: bool) -> None:
         """One session's turn: new, plan, execute, then the context as its cache answers it."""
         n = self.rounds = self.rounds + 1
-        steps: list[tuple[str, list[str], Callable[[], object] | None]] = [
-            ("git status", ["git", "status"], None),
-            ("new NAME", ["git", "teddy", "new", f"bench-{n}"], None),
+        steps = [
+            ("git status", ["git", "status"]),
+            ("new NAME", ["git", "teddy", "new", f"bench-{n}"]),
             (
                 "plan --from-file F -m M",
                 ["git", "teddy", "plan", "--from-file", str(self.plan_file), "-m", "edit"],
-                lambda: self.plan_file.write_text(plan_text(0)),
             ),
-            ("execute -y", ["git", "teddy", "execute", "-y"], None),
+            ("execute -y", ["git", "teddy", "execute", "-y"]),
         ]
-        for name, args, before in steps:
-            if before is not None:
-                before()
+        for name, args in steps:
             self.measure(name, args, profile)
         for _ in range(2):  # the first counts tokens (not stored), the second stores its answer
             timed(["git", "teddy", "context", "--json"], self.repo, self.env)
@@ -132,13 +128,6 @@ def report(bench: Bench, python: float, runs: int) -> None:
         verdict = "ok" if imports <= IMPORT_GOAL else "MISS"
         line = f"imports of {name}"
         print(f"{line:44}{imports:>8.3f}s   goal <= {IMPORT_GOAL:g} s: {verdict}")
-    for name, walls in bench.walls.items():
-        if name == "git status":
-            continue
-        ratio = (statistics.median(walls) - python) / status
-        verdict = "ok" if ratio <= WALL_GOAL else "MISS"
-        line = f"({name} - python) / git status"
-        print(f"{line:44}{ratio:>8.2f}x   goal <= {WALL_GOAL:g}x: {verdict}")
 
 
 def main() -> int:
@@ -153,7 +142,9 @@ def main() -> int:
         env = sealed_env(home)
         repo = Path(scratch) / "repo"
         make_repo(repo, env)
-        bench = Bench(repo, env, Path(scratch) / "plan.md")
+        plan_file = Path(scratch) / "plan.md"
+        plan_file.write_text(plan_text())
+        bench = Bench(repo, env, plan_file)
         bench.round(profile=False)  # warm-up: caches, the worktree pool, the page cache
         bench.walls.clear()
         for _ in range(args.runs):

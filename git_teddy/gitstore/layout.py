@@ -43,7 +43,6 @@ decides) and gives the file its mode with `shared.adjust` before renaming it int
 
 import json
 import os
-import shutil
 from collections.abc import Collection
 from pathlib import Path
 
@@ -111,6 +110,8 @@ class Layout:
             for blob in blobs:
                 self._mark(self.applied_blobs / blob)
         except OSError:
+            import shutil  # here: shutil imports the compression modules, for fast paths too
+
             shutil.rmtree(self.applied_blobs, ignore_errors=True)
 
     def seed_applied(self, blobs: Collection[str]) -> None:
@@ -125,6 +126,8 @@ class Layout:
                 self._mark(part / blob)
             part.rename(self.applied_blobs)
         except (OSError, TeddyError):  # e.g. made meanwhile, or a file where a folder goes
+            import shutil
+
             shutil.rmtree(part, ignore_errors=True)  # the next commit asks Python again
 
     def _mark(self, path: Path) -> None:
