@@ -8,7 +8,7 @@ plan_to_json(plan) -> dict             the shape of `git teddy validate --json`
 format_problems(problems) -> str       for printing, or re-prompting a model
 """
 
-from importlib import import_module
+import sys
 from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts.plan.models import (
@@ -51,7 +51,9 @@ _HOMES = {
 def __getattr__(name: str) -> Any:
     if name not in _HOMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+    module = f"{__name__}.{_HOMES[name]}"
+    __import__(module)  # not importlib.import_module, which `python -X importtime` misses
+    return getattr(sys.modules[module], name)
 
 
 def plan_to_json(plan: Plan) -> dict[str, Any]:
