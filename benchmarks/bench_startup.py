@@ -5,7 +5,12 @@ Times `git teddy new NAME`, `git teddy plan --from-file F -m M`, `git teddy exec
 temporary folder, where the repository costs next to nothing and start-up is most of the
 wall time. For each command: the median wall time, and the median of its import total (the
 sum of the top-level imports that `PYTHONPROFILEIMPORTTIME=1` reports, measured in separate
-runs since profiling imports slows them). Run with `make bench` (git-teddy on PATH).
+runs since profiling imports slows them). The import total leaves out the bodies of modules
+loaded by `importlib.import_module` (the command's own module, gitstore.repo), which
+`-X importtime` does not see, and work deferred past import (pydantic validators built on
+first use): compare it between versions, not with the wall time. On a shared machine both
+figures move by 20%; `valgrind --tool=callgrind` instruction counts are the steady measure.
+Run with `make bench` (git-teddy on PATH).
 """
 
 import argparse
