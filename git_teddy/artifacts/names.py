@@ -8,9 +8,14 @@ Turn names are unique within a session and say where a turn sits:
 """
 
 import re
-from datetime import date
 
 from git_teddy.errors import TeddyError
+
+# typing.TYPE_CHECKING without importing typing (nor datetime): the fast paths (the cached
+# context, the hooks) load this module
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import date
 
 MAIN_BRANCH = "main"
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -29,7 +34,7 @@ def validate_slug(name: str) -> str:
     return name
 
 
-def new_session_id(day: date, slug: str, taken: set[str]) -> str:
+def new_session_id(day: "date", slug: str, taken: set[str]) -> str:
     """`YYYYMMDD-<slug>`, with `-2`, `-3`, ... appended when the id is already taken."""
     base = f"{day:%Y%m%d}-{validate_slug(slug)}"
     candidate, n = base, 1

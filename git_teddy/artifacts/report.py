@@ -3,7 +3,7 @@
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from git_teddy.artifacts.yamlio import load_model
 
@@ -13,6 +13,8 @@ Approval = Literal["approved", "auto", "rejected"]
 
 
 class RunSummary(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     status: RunStatus
     start_time: str
     end_time: str
@@ -23,11 +25,15 @@ class RunSummary(BaseModel):
 
 
 class MemoReport(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     proposed: list[str] = Field(default_factory=list)
     decision: Literal["approved", "rejected", "none"] = "none"
 
 
 class ActionLog(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     index: int
     action_type: str
     description: str | None = None
@@ -40,6 +46,8 @@ class ActionLog(BaseModel):
 
 
 class ExecutionReport(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     run_summary: RunSummary
     memos: MemoReport = Field(default_factory=MemoReport)
     action_logs: list[ActionLog] = Field(default_factory=list)

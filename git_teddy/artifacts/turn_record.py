@@ -4,7 +4,7 @@ and how it ended; its `Teddy-*` trailers are derived from it."""
 from decimal import Decimal
 
 import yaml
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from git_teddy.artifacts.yamlio import Unreadable, load_model
 
@@ -19,6 +19,8 @@ def decimal_text(value: float) -> str:
 
 class TurnRecord(BaseModel):
     """`turn.yaml`: what a turn is, beside its files."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     parent_id: str | None

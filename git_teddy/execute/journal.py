@@ -10,7 +10,7 @@ command output before redaction)."""
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from git_teddy.artifacts.report import ActionLog, MemoReport, RunStatus
 from git_teddy.errors import TeddyError
@@ -25,6 +25,8 @@ INTERRUPTED = (
 class Journal(BaseModel):
     """An execution's progress. `tree` is the scratch worktree's state (a tree id) after the
     last finished step; `running` the action started and not finished."""
+
+    model_config = ConfigDict(defer_build=True)
 
     plan_commit: str  # the pending plan's commit: a journal of another plan is not this one
     start_time: str

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
 from git_teddy.artifacts.paths import PathRefused, confine
@@ -27,7 +28,6 @@ from git_teddy.execute.journal import INTERRUPTED, JournalFile, open_journal
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
 from git_teddy.gitstore.scratch_files import ScratchFiles, scratch_files
-from git_teddy.gitstore.worktree import Worktree, scratch_worktree
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.claims import claim_session
@@ -42,6 +42,9 @@ from git_teddy.session.turns import (
 from git_teddy.session.workspace import Workspace
 from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
 from git_teddy.ui import UI, Decision
+
+if TYPE_CHECKING:
+    from git_teddy.gitstore.worktree import Worktree
 
 APPLY_DIFF_LINES = 200  # of the diff teddy.apply=ask shows before it asks
 STOPPED_BY_USER = "skipped: stopped by the user"  # an action after the one the user quit at
@@ -174,7 +177,7 @@ def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str,
     return clean, summarize(found)
 
 
-def _lost_submodule_changes(worktree: Worktree) -> list[str]:
+def _lost_submodule_changes(worktree: "Worktree") -> list[str]:
     """A superproject snapshot holds a submodule's commit, not its files: what a command
     changed inside one is not part of the result, and the user is told so."""
     return [
@@ -197,7 +200,7 @@ def _runtime_hooks(store: SessionStore) -> Path:
     return folder
 
 
-def _snapshot(store: SessionStore, worktree: Worktree, base: str, turn: str) -> str:
+def _snapshot(store: SessionStore, worktree: "Worktree", base: str, turn: str) -> str:
     """Commit the worktree's whole state on top of `base`; the post-commit hook reports the id."""
     if worktree.stage_all() == store.repo.read_commit(base).tree:
         return base
@@ -456,7 +459,7 @@ def _run_steps(
     journal: JournalFile,
     root: Path,
     state: Callable[[], str],
-    worktree: Worktree | None = None,
+    worktree: "Worktree | None" = None,
 ) -> None:
     """The memo step and the actions, with the files at `root` (a scratch worktree's, where
     commands run, or the scratch files of a plan that runs none)."""
@@ -496,6 +499,9 @@ def _run_in_worktree(
 ) -> None:
     """Memos and actions in a scratch worktree, then its state as the result snapshot; the
     journal records each step (an interrupted run's worktree state is put back first)."""
+    # imported here: a plan without commands (most turns) needs no worktree module
+    from git_teddy.gitstore.worktree import scratch_worktree
+
     recorded = _recorded_if_failing(ws, turn, journal)  # once the worktree is ready
     with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree, recorded:
         if worktree.recovered_stale:

@@ -46,9 +46,7 @@ decides) and gives the file its mode with `shared.adjust` before renaming it int
 
 import json
 import os
-import shutil
 from collections.abc import Collection
-from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.artifacts.names import MAIN_BRANCH
@@ -60,15 +58,19 @@ DERIVED_DIR = "teddy"
 APPLIED_BLOBS = "applied"  # read by the prepare-commit-msg hook's shell block too
 
 
-@dataclass(frozen=True)
 class Placing:
-    """A `restore` or `branch` that saved the user's files and is putting others in place."""
+    """A `restore` or `branch` that saved the user's files and is putting others in place.
+    (Not a dataclass: `dataclasses` imports `inspect`, ~10 ms that `git teddy context`
+    answered from its cache, which loads this module, does without.)"""
 
-    session: str
-    saved: str  # the snapshot of the user's files taken first
-    what: str  # e.g. "restoring 01"
-    pid: int
-    started: int | None  # the process's start time (gitstore.locks), to tell a reused pid
+    __slots__ = ("pid", "saved", "session", "started", "what")
+
+    def __init__(self, session: str, saved: str, what: str, pid: int, started: int | None) -> None:
+        self.session = session
+        self.saved = saved  # the snapshot of the user's files taken first
+        self.what = what  # e.g. "restoring 01"
+        self.pid = pid
+        self.started = started  # the process's start time (gitstore.locks), to tell a reused pid
 
 
 class Layout:
@@ -111,6 +113,8 @@ class Layout:
             for blob in blobs:
                 self._mark(self.applied_blobs / blob)
         except OSError:
+            import shutil  # here: shutil imports the compression modules, for fast paths too
+
             shutil.rmtree(self.applied_blobs, ignore_errors=True)
 
     def seed_applied(self, blobs: Collection[str]) -> None:
@@ -125,6 +129,8 @@ class Layout:
                 self._mark(part / blob)
             part.rename(self.applied_blobs)
         except (OSError, TeddyError):  # e.g. made meanwhile, or a file where a folder goes
+            import shutil
+
             shutil.rmtree(part, ignore_errors=True)  # the next commit asks Python again
 
     def _mark(self, path: Path) -> None:

@@ -19,7 +19,6 @@ import fcntl
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.errors import TeddyError, in_the_way
@@ -103,13 +102,14 @@ def pid_exists(pid: int) -> bool:
     return True
 
 
-@dataclass(frozen=True)
 class Holder:
-    """Who holds a claim, as its file says: pid, start time (clock ticks), what it does."""
+    """Who holds a claim, as its file says: pid, start time (clock ticks), what it does.
+    (Not a dataclass: see layout.Placing.)"""
 
-    pid: int
-    started: int | None
-    doing: str
+    __slots__ = ("doing", "pid", "started")
+
+    def __init__(self, pid: int, started: int | None, doing: str) -> None:
+        self.pid, self.started, self.doing = pid, started, doing
 
     def render(self) -> str:
         return f"pid={self.pid} started={self.started or ''}\n{self.doing}\n"

@@ -31,7 +31,7 @@ CASE_TYPES: tuple[str, ...] = ("puzzle", "correction")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class CaseMeta(_Model):

@@ -2,17 +2,21 @@
 
 from typing import Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from git_teddy.errors import TeddyError
 
 
 class ChatMessage(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["user", "assistant"]
     content: str
 
 
 class Completion(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     text: str
     model: str
     provider: str

@@ -4,7 +4,7 @@ session commit; it never builds or renders a log itself."""
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from pydantic import ValidationError
@@ -21,8 +21,6 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.names import is_turn_name, turn_depth
-from git_teddy.artifacts.plan.models import Plan
-from git_teddy.artifacts.plan.parse import check_plan
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version, build_log
 from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
@@ -32,6 +30,9 @@ from git_teddy.artifacts.yamlio import load_yaml
 from git_teddy.gitstore import GitRepo
 from git_teddy.session.logcache import TurnCache
 from git_teddy.settings import SUBAGENT_MODE
+
+if TYPE_CHECKING:
+    from git_teddy.artifacts.plan.models import Plan
 
 # What the log keeps from its previous version (the rest is derived from the turns).
 KEPT_FIELDS = ("session_id", "started", "ended", "status", "channel", "resume_point")
@@ -133,7 +134,9 @@ def read_turn(repo: GitRepo, folder: str, name: str) -> TurnFiles | None:
     )
 
 
-def _plan(text: str | None) -> Plan | None:
+def _plan(text: str | None) -> "Plan | None":
+    from git_teddy.artifacts.plan.parse import check_plan  # the parser: only for a turn's plan
+
     return check_plan(text)[0] if text else None
 
 

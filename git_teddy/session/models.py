@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta, timezone
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from git_teddy.artifacts.names import branch_of_turn, is_turn_name
 from git_teddy.artifacts.trailers import parse_trailers
@@ -10,6 +10,8 @@ from git_teddy.artifacts.trailers import parse_trailers
 
 class TurnCommit(BaseModel):
     """One commit of a turn (its plan or its report), as its trailers describe it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     session: str
     turn: str
@@ -29,6 +31,8 @@ class TurnCommit(BaseModel):
 
 
 class SessionSummary(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     status: str
     started: str

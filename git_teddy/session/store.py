@@ -37,7 +37,6 @@ from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.repo import RefInTheWay
-from git_teddy.redact import Finding, redact
 from git_teddy.session import keep
 from git_teddy.session.models import (
     SessionSummary,
@@ -56,6 +55,7 @@ from git_teddy.session.refnames import (
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.sessionlog.model import SessionLog
+    from git_teddy.redact import Finding
 
 # The subject of every snapshot of the user's own files saved before teddy changes them
 # (restore, branch, applying a turn): `delete` tells these apart from the model's states.
@@ -565,8 +565,12 @@ class SessionStore:
             raise _ref_clash(self.prefix, clash.blocking) from None
 
 
-def redact_files(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], dict[str, list[Finding]]]:
+def redact_files(
+    files: Mapping[str, bytes],
+) -> tuple[dict[str, bytes], dict[str, list["Finding"]]]:
     """Text files with their secrets redacted, and what was found where (binary files pass)."""
+    from git_teddy.redact import redact  # compiles its patterns: not for commands writing none
+
     clean: dict[str, bytes] = {}
     findings: dict[str, list[Finding]] = {}
     for path, data in files.items():

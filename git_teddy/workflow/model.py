@@ -17,7 +17,7 @@ FIELDS = ("flow", "check", "gate", "when", "on_failure", "invoke")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Port(_Model):

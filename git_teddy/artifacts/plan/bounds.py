@@ -8,19 +8,16 @@ open container (a 1000-level list, 77 s). So a plan is refused, with a problem t
 act on, when it is larger than `MAX_PLAN_CHARS` or nested deeper than `MAX_NESTING`; blocks
 are accumulated in lists; inlines are parsed only for the few metadata lines whose links the
 plan needs, each at most `MAX_INLINE_CHARS`; and whatever is left is cut off by a deadline
-(`deadline_for`), checked per line and per block.
+(`deadline_for`), checked per line and per block. The parser itself is in
+git_teddy.artifacts.plan.markdown, imported only when a plan is read: `commonmark` costs
+start-up time that commands reading no plan should not pay.
 """
 
 import re
 import time
 from collections.abc import Iterable
-from typing import Any
-
-import commonmark
 
 from git_teddy.artifacts.plan.validate import Problem
-
-Node = Any  # commonmark.node.Node carries no type hints
 
 MAX_PLAN_CHARS = 2_000_000  # a generous reply: 8192 tokens are ~32 KB, 128k tokens ~500 KB
 MAX_NESTING = 24  # lists and block quotes inside each other; plans use three or four
@@ -35,9 +32,6 @@ FORMAT_HINT = (
 
 _LIST_MARKER = re.compile(r"(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$)")
 _TOP_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-# A line that may turn a paragraph into a setext heading (read by commonmark while the
-# paragraph is open): only `=` or `-` after spaces and block-quote markers.
-_SETEXT_LINE = re.compile(r"^[ \t>]*(?:=+|-+)[ \t]*$")
 
 
 class TooSlow(Exception):
@@ -128,66 +122,3 @@ def _open_markers(line: str, position: int, columns: list[int]) -> None:
         spaces = len(line) - position - len(line[position:].lstrip(" \t"))
         position += spaces
         columns.append(position)
-
-
-class BoundedParser(commonmark.Parser):  # type: ignore[misc]  # commonmark has no types
-    """commonmark's parser, linear in the size of blocks, checking `deadline` on each line,
-    and parsing inlines only when asked (`inline`)."""
-
-    def __init__(self, deadline: Deadline) -> None:
-        super().__init__()
-        self.deadline = deadline
-        self.parts: dict[int, tuple[Node, list[str]]] = {}  # open blocks' lines, by id
-        self.inlined: set[int] = set()
-
-    def incorporate_line(self, ln: str) -> None:
-        self.deadline.check(self.line_number)
-        if self.parts and _SETEXT_LINE.match(ln):
-            for node, _ in list(self.parts.values()):
-                self._join(node)  # commonmark reads an open paragraph's text here
-        super().incorporate_line(ln)
-
-    def add_line(self) -> None:
-        """As commonmark's, but into a list: `string_content +=` is quadratic."""
-        node = self.tip
-        _, parts = self.parts.setdefault(id(node), (node, []))
-        if self.partially_consumed_tab:
-            self.offset += 1  # skip the tab, add the spaces it stood for
-            parts.append(" " * (4 - (self.column % 4)))
-        parts.append(self.current_line[self.offset :] + "\n")
-
-    def finalize(self, block: Node, line_number: int) -> None:
-        self._join(block)
-        super().finalize(block, line_number)
-
-    def _join(self, node: Node) -> None:
-        entry = self.parts.pop(id(node), None)
-        if entry is not None:
-            node.string_content = (node.string_content or "") + "".join(entry[1])
-
-    def process_inlines(self, block: Node) -> None:
-        """Nothing: a plan needs the inlines of a few metadata lines only (`inline`)."""
-
-    def inline(self, node: Node) -> bool:
-        """Parse the inlines of `node` (a paragraph or heading) and those inside it, once;
-        False when one of them is longer than `MAX_INLINE_CHARS` (left unparsed)."""
-        fits = True
-        walker = node.walker()
-        event = walker.nxt()
-        todo = []
-        while event is not None:
-            child = event["node"]
-            if event["entering"] and child.t in ("paragraph", "heading"):
-                todo.append(child)
-            event = walker.nxt()
-        for child in todo:
-            if id(child) in self.inlined:
-                continue
-            if len(child.string_content or "") > MAX_INLINE_CHARS:
-                fits = False
-                continue
-            self.deadline.check(int(child.sourcepos[0][0]))
-            self.inline_parser.refmap = self.refmap
-            self.inline_parser.parse(child)
-            self.inlined.add(id(child))
-        return fits

@@ -4,10 +4,11 @@ Every problem is collected (not just the first) with the line it is on in the te
 so a model can fix all of them in one retry.
 """
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from pydantic import TypeAdapter, ValidationError
@@ -15,7 +16,6 @@ from pydantic import TypeAdapter, ValidationError
 from git_teddy.artifacts.context_list import is_session_ref
 from git_teddy.artifacts.plan.bounds import (
     MAX_INLINE_CHARS,
-    BoundedParser,
     Deadline,
     TooSlow,
     deadline_for,
@@ -38,6 +38,9 @@ from git_teddy.artifacts.plan.validate import (
     check_rationale,
     check_url,
 )
+
+if TYPE_CHECKING:
+    from git_teddy.artifacts.plan.markdown import BoundedParser
 
 Node = Any  # commonmark.node.Node carries no type hints
 
@@ -82,8 +85,13 @@ _ACCEPTS = {
     "PRUNE": {"resource", "description"},
 }
 _YES = {"yes", "true", "y", "1"}
-_ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 _ACTION_LIST = ", ".join(f"`{name}`" for name in ACTION_TYPES)
+
+
+@functools.cache
+def _action_adapter() -> TypeAdapter[Action]:
+    """Built on first use: its schema costs start-up time a command reading no plan saves."""
+    return TypeAdapter(Action)
 
 
 def parse_plan(text: str) -> Plan:
@@ -132,6 +140,8 @@ def _check_plan(text: str, seconds: float | None) -> tuple[Plan | None, list[Pro
     too_deep = nesting_problem(source.lines)
     if too_deep is not None:
         return None, [replace(too_deep, line=source.origin_of(too_deep.line))]
+    from git_teddy.artifacts.plan.markdown import BoundedParser  # commonmark: slow to import
+
     parser = BoundedParser(deadline)
     builder = _PlanBuilder(source, parser)
     try:
@@ -232,7 +242,7 @@ class _Section:
 
 
 class _PlanBuilder:
-    def __init__(self, source: _Source, parser: BoundedParser) -> None:
+    def __init__(self, source: _Source, parser: "BoundedParser") -> None:
         self.source = source
         self.parser = parser
         self.problems: list[Problem] = []
@@ -508,7 +518,7 @@ class _ActionBuilder:
         values = getattr(self, "_" + self.type.lower())(last_line)
         if values is None or len(self.plan.problems) > before:
             return None
-        return _ACTION_ADAPTER.validate_python({"type": self.type, "line": self.line, **values})
+        return _action_adapter().validate_python({"type": self.type, "line": self.line, **values})
 
     def _read_metadata(self) -> None:
         accepts = _ACCEPTS[self.type]

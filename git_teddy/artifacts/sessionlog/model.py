@@ -16,7 +16,7 @@ SubagentMode = Literal["inline", "link", "embed"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class SubagentEntry(_Model):
@@ -37,7 +37,7 @@ class SessionMeta(BaseModel):
     """The frontmatter. Unknown keys are dropped, missing ones take their defaults, so logs
     written by older versions still read."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     type: Literal["session"] = "session"
     session_id: str
