@@ -32,7 +32,6 @@ from pathlib import Path
 from git_teddy.gitstore import runner
 
 TREE_MODE = "40000"
-GITLINK = "160000"
 SYMLINK = "120000"
 OBJECT_TYPES = (b"tree", b"blob", b"commit", b"tag")
 STALE_LOCK_SECONDS = 600  # a killed status leaves its lock: taken as stale after this long
