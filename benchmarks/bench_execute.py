@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_snapshot import CACHE, file_path, git, prepare, sealed_env, timed
+from bench_snapshot import CACHE, file_path, git, prepare, sealed_env, timed, traced
 
 EDITED = 3
 GOAL = 10.0  # the naive cycle should cost at least this many times a turn
@@ -54,7 +54,7 @@ def main() -> int:
         prepare(repo, env, args.files, args.dirs)
         plan_file = Path(scratch) / "plan.md"
         timed(["git", "teddy", "new", "bench-execute"], repo, env)
-        turns, status = [], []
+        turns, status, in_git = [], [], []
         try:
             for round_ in range(args.runs + 1):  # the first turn fills the worktree pool
                 plan_file.write_text(plan_for(paths, numbers, round_))
@@ -63,7 +63,9 @@ def main() -> int:
                 )
                 # side by side with the turn: the machine's noise hits both alike
                 status.append(timed(["git", "status"], repo, env))
-                turns.append(timed(["git", "teddy", "execute", "-y"], repo, env))
+                total, git_part = traced(["git", "teddy", "execute", "-y"], repo, env)
+                turns.append(total)
+                in_git.append(git_part)
         finally:
             git(repo, env, "checkout", "-q", "--", *paths)
         naive = []
@@ -78,6 +80,9 @@ def main() -> int:
     print(f"\nrepository of {args.files} files; plan editing {EDITED} files; median of {args.runs}")
     print(f"{'git teddy execute -y (first turn)':44}{first:>8.3f}s")
     print(f"{'git teddy execute -y (per turn)':44}{warm:>8.3f}s")
+    git_part = statistics.median(in_git[1:])
+    print(f"{'  of which git processes':44}{git_part:>8.3f}s   {git_part / anchor:.2f}x git status")
+    print(f"{'  the rest: Python (imports, models)':44}{warm - git_part:>8.3f}s")
     print(f"{'git status (same run)':44}{anchor:>8.3f}s")
     if cycle is not None:
         print(f"{'git worktree add + remove (naive cycle)':44}{cycle:>8.3f}s")
