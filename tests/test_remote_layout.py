@@ -193,3 +193,38 @@ def test_when_the_two_layouts_diverged_fetch_takes_what_git_teddy_pushed(
     teddy.ok(theirs, "fetch")
     assert tip(theirs, env, f"origin/{main}") == pushed
     assert not refs(theirs, env, "refs/teddy/arriving")
+
+
+def test_pushing_in_the_new_layout_retires_the_branches_of_the_old_one(
+    repo: Path, remote: Path, tmp_path: Path, env: dict, teddy: Teddy
+) -> None:
+    """A remote that got sessions as branches (an older git-teddy, or pushAsBranches) stops
+    costing every plain fetch once they are pushed in the new layout: each old branch is
+    deleted there when the new one holds its turns, and kept when it has turns we lack."""
+    session = session_with_a_turn(repo, teddy)
+    main = f"teddy/{session}/main"
+    git(repo, env, "config", "teddy.pushAsBranches", "true")
+    teddy.ok(repo, "push")
+    assert f"refs/heads/{main}" in refs(remote, env)
+
+    git(repo, env, "config", "teddy.pushAsBranches", "false")
+    turn(repo, teddy, "b.txt", "b\n")
+    pushed = teddy.ok(repo, "push")
+    assert f"refs/heads/{main}" not in refs(remote, env), pushed.stdout
+    assert refs(remote, env)[f"refs/teddy/sessions/{session}/main"] == tip(repo, env, main)
+    theirs = clone(remote, tmp_path, env)
+    assert not refs(theirs, env, "refs/remotes/origin/teddy")
+    teddy.ok(theirs, "fetch")
+    teddy.ok(theirs, "restore", "02", "-s", session)
+    assert (theirs / "b.txt").read_text() == "b\n"
+
+    # A turn pushed there as a branch by plain git, which this clone no longer has: kept.
+    aside = git(repo, env, "commit-tree", tip(repo, env, f"{main}^{{tree}}"), "-p", main,
+                "-m", "a turn made elsewhere").strip()  # fmt: skip
+    git(repo, env, "push", "-q", "origin", f"{aside}:refs/heads/{main}")
+    git(repo, env, "update-ref", "-d", "refs/remotes/origin/" + main)
+    git(repo, env, "prune", "--expire=now")  # this clone does not have it
+    turn(repo, teddy, "d.txt", "d\n")  # and goes on elsewhere
+    teddy.ok(repo, "push", "origin", session)
+    assert refs(remote, env)[f"refs/heads/{main}"] == aside
+    assert refs(remote, env)[f"refs/teddy/sessions/{session}/main"] == tip(repo, env, main)

@@ -259,6 +259,20 @@ class GitRepo:
         proc = runner.run(args, self.cwd, env=env)
         return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
 
+    def remote_refs(self, remote: str, pattern: str) -> dict[str, str]:
+        """The refs of `remote` matching `pattern` (as `git ls-remote` matches), by name,
+        asked of the remote itself."""
+        out = runner.output(["ls-remote", remote, pattern], self.cwd)
+        pairs = (line.split("\t", 1) for line in out.splitlines() if "\t" in line)
+        return {name: oid for oid, name in pairs}
+
+    def delete_remote_refs(self, remote: str, expected: Mapping[str, str]) -> GitResult:
+        """Delete `expected`'s refs (name -> the id each must still have) on `remote`, in one
+        atomic push that deletes none if one moved meanwhile (--force-with-lease)."""
+        leases = [f"--force-with-lease={name}:{oid}" for name, oid in expected.items()]
+        args = ["push", "--porcelain", "--atomic", *leases, remote, *(f":{n}" for n in expected)]
+        return _git_result(args, self.cwd)
+
     def remote_heads(self, remote: str) -> list[str]:
         """The branches (full ref names) a remote has now, asked of the remote itself."""
         out = runner.output(["ls-remote", "--heads", remote], self.cwd)

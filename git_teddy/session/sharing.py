@@ -5,7 +5,9 @@ On the remote, push puts session branches under `refs/teddy/sessions/<id>/<branc
 (refnames.remote_sessions_prefix), outside refs/heads: a plain `git fetch` or clone of the
 project never asks for them, however many sessions the team has. `teddy.pushAsBranches`
 pushes them as branches instead (`refs/heads/teddy/...`, the layout before), for a forge's
-web view. Fetch reads both layouts into the same remote-tracking branches.
+web view. A push in the new layout retires the session's branches of the old one there
+(those its new branches contain). Fetch reads both layouts into the same remote-tracking
+branches.
 
 Session branches are ordinary branches here (`refs/heads/teddy/...`), so plain git carries
 them too (`git push --all`, `push.default=matching`, a clone): without their keep refs,
@@ -82,6 +84,8 @@ def push_sessions(
             refspecs.append(f"{kept}:{kept}")
     pushed = ws.repo.push_refs(name, refspecs, allowed)
     output = pushed.stdout + pushed.stderr
+    if pushed.ok and not as_branches:
+        output += _retire_old_branches(ws, name, chosen)
     if not pushed.ok:
         if findings := _secret_findings(output):
             raise _secrets_refused(name, sessions, allowed, findings)
@@ -96,6 +100,30 @@ def push_sessions(
             "check the remote's URL and your access to it",
         )
     return Transfer(name, chosen, output, sessions_only=_sessions_only(ws, name))
+
+
+def _retire_old_branches(ws: Workspace, remote: str, sessions: list[str]) -> str:
+    """Once a session is on `remote` in the new layout, its branches of the layout before
+    (refs/heads/teddy/..., which every plain fetch of the project would bring) are deleted
+    there: each only when what we just pushed holds all its turns, and only if it still is
+    what we saw (an atomic push with leases). What git said, or a note when it refused."""
+    old_prefix = branches_prefix(ws.store.prefix)
+    seen = ws.repo.remote_refs(remote, f"{old_prefix}*")
+    retired = {}
+    for session in sessions:  # the local branches just pushed, named as they were there
+        for ref, pushed in ws.repo.list_refs(f"{old_prefix}{session}/").items():
+            there = seen.get(ref)
+            if there and ws.repo.object_exists(there) and ws.repo.descends_from(pushed, there):
+                retired[ref] = there
+    if not retired:
+        return ""
+    deleted = ws.repo.delete_remote_refs(remote, retired)
+    if deleted.ok:
+        return deleted.stdout
+    return (
+        f"note: {remote} still has these sessions as branches too (they moved meanwhile);"
+        " the next `git teddy push` tries again\n"
+    )
 
 
 # The pre-push hook's finding lines: `error: <ref>: <where>:<line> contains a secret (<kind>)
