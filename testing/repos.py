@@ -46,3 +46,12 @@ def make_repo(path: Path, env: dict[str, str], files: dict[str, str]) -> Path:
     git(path, env, "init", "-q")
     commit_files(path, env, files)
     return path
+
+
+def bare_remote(tmp_path: Path, repo: Path, env: dict[str, str]) -> Path:
+    """A bare repository `remote.git` beside `repo`, its remote `origin`, holding `main`."""
+    bare = tmp_path / "remote.git"
+    git(tmp_path, env, "init", "-q", "--bare", str(bare))
+    git(repo, env, "remote", "add", "origin", str(bare))
+    git(repo, env, "push", "-q", "origin", "main")
+    return bare

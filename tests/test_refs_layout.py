@@ -10,6 +10,7 @@ import pytest
 
 from testing.commands import Teddy, git
 from testing.plans import create, edit, plan_text
+from testing.repos import bare_remote
 from testing.sessions import kept_snapshots, queue
 
 SNAPSHOT_SUBJECTS = ("teddy: base snapshot", "teddy: state before", "teddy: snapshot after")
@@ -17,11 +18,7 @@ SNAPSHOT_SUBJECTS = ("teddy: base snapshot", "teddy: state before", "teddy: snap
 
 @pytest.fixture
 def remote(tmp_path: Path, repo: Path, env: dict) -> Path:
-    bare = tmp_path / "remote.git"
-    git(tmp_path, env, "init", "-q", "--bare", str(bare))
-    git(repo, env, "remote", "add", "origin", str(bare))
-    git(repo, env, "push", "-q", "origin", "main")
-    return bare
+    return bare_remote(tmp_path, repo, env)
 
 
 def session_refs(repo: Path, env: dict, session: str) -> list[str]:

@@ -11,16 +11,13 @@ import pytest
 
 from testing.commands import Teddy, git, run
 from testing.plans import create, plan_text
+from testing.repos import bare_remote
 from testing.sessions import kept_snapshots, start
 
 
 @pytest.fixture
 def remote(tmp_path: Path, repo: Path, env: dict) -> Path:
-    bare = tmp_path / "remote.git"
-    git(tmp_path, env, "init", "-q", "--bare", str(bare))
-    git(repo, env, "remote", "add", "origin", str(bare))
-    git(repo, env, "push", "-q", "origin", "main")
-    return bare
+    return bare_remote(tmp_path, repo, env)
 
 
 def clone(remote: Path, tmp_path: Path, env: dict, name: str = "theirs") -> Path:

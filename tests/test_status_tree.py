@@ -112,14 +112,18 @@ def test_tracked_changes_staged_and_not(project: Path, env: dict[str, str]) -> N
 
 
 def test_untracked_files_folders_ignored_and_secrets(project: Path, env: dict[str, str]) -> None:
-    write(project, "top.txt", "new\n")
-    write(project, "src/lib/new.py", "z = 3\n")
-    write(project, "fresh/a/b/c.txt", "deep new folder\n")
-    write(project, "fresh/a/d.txt", "beside\n")
-    write(project, "debug.log", "ignored\n")
-    write(project, "build/out.bin", "ignored folder\n")
-    write(project, ".env", "API_KEY=sk-not-for-snapshots\n")
-    write(project, "fresh/.env.local", "TOKEN=x\n")
+    new = {
+        "top.txt": "new\n",
+        "src/lib/new.py": "z = 3\n",
+        "fresh/a/b/c.txt": "deep new folder\n",
+        "fresh/a/d.txt": "beside\n",
+        "debug.log": "ignored\n",
+        "build/out.bin": "ignored folder\n",
+        ".env": "API_KEY=sk-not-for-snapshots\n",
+        "fresh/.env.local": "TOKEN=x\n",
+    }
+    for path, text in new.items():
+        write(project, path, text)
     tree = assert_same_tree(project, env)
     listed = git(project, env, "ls-tree", "-r", "--name-only", tree).split()
     assert {"top.txt", "src/lib/new.py", "fresh/a/b/c.txt", "fresh/a/d.txt"} <= set(listed)
@@ -127,12 +131,16 @@ def test_untracked_files_folders_ignored_and_secrets(project: Path, env: dict[st
 
 
 def test_odd_names(project: Path, env: dict[str, str]) -> None:
-    write(project, "new [1]/a*b?.txt", "glob characters in a new folder\n")
-    write(project, "new [1]/x.txt", "beside\n")
-    write(project, "new*/only.txt", "a folder named like a glob\n")
-    write(project, "src/café au lait.py", "unicode and spaces\n")
-    write(project, '"quoted".txt', "a name starting with a quote\n")
-    write(project, "src/app.py", "print('tab\tin content')\n")
+    odd = {
+        "new [1]/a*b?.txt": "glob characters in a new folder\n",
+        "new [1]/x.txt": "beside\n",
+        "new*/only.txt": "a folder named like a glob\n",
+        "src/café au lait.py": "unicode and spaces\n",
+        '"quoted".txt': "a name starting with a quote\n",
+        "src/app.py": "print('tab\tin content')\n",
+    }
+    for path, text in odd.items():
+        write(project, path, text)
     assert_same_tree(project, env)
 
 
