@@ -22,6 +22,7 @@ Standard library and gitstore.runner only: the cached answer of `git teddy conte
 it before anything heavy is imported.
 """
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -34,7 +35,7 @@ from git_teddy.gitstore import runner
 TREE_MODE = "40000"
 SYMLINK = "120000"
 OBJECT_TYPES = (b"tree", b"blob", b"commit", b"tag")
-STALE_LOCK_SECONDS = 600  # a killed status leaves its lock: taken as stale after this long
+STALE_LOCK_SECONDS = 600  # a killed status's lock, an older copy: left alone for this long
 STATUS = [
     "-c", "core.untrackedCache=true", "-c", "core.fsmonitor=false",
     "status", "--porcelain=v2", "-z", "--no-renames",
@@ -66,20 +67,27 @@ def _mirror(index: Path, home: Path) -> Path:
     older copy (status writes its refreshed copy back) never overwrites a newer one."""
     info = index.stat()
     signature = f"{index} {info.st_size} {info.st_mtime_ns} {info.st_ino} {info.st_ctime_ns}"
-    key = hashlib.sha1(os.fsencode(str(index))).hexdigest()[:12]
-    mirror = home / f"{key}-{hashlib.sha1(os.fsencode(signature)).hexdigest()[:12]}.index"
+    key = _digest(str(index))
+    mirror = home / f"{key}-{_digest(signature)}.index"
     lock = Path(f"{mirror}.lock")
     if lock.exists() and time.time() - lock.stat().st_mtime > STALE_LOCK_SECONDS:
         lock.unlink(missing_ok=True)
     if mirror.exists():
         return mirror
-    for older in home.glob(f"{key}-*.index"):
-        older.unlink(missing_ok=True)
+    for older in home.glob(f"{key}-*.index"):  # one another process may be reading now
+        with contextlib.suppress(OSError):  # or removing: gone is what we want
+            if time.time() - older.stat().st_mtime > STALE_LOCK_SECONDS:
+                older.unlink()
     temp = home / f"{key}.{os.getpid()}.tmp"
     temp.write_bytes(index.read_bytes())
     os.utime(temp, ns=(info.st_atime_ns, info.st_mtime_ns))  # git's racy checks read it
     os.replace(temp, mirror)
     return mirror
+
+
+def _digest(text: str) -> str:
+    """A short name for `text` (a file name, not a security check)."""
+    return hashlib.sha1(os.fsencode(text), usedforsecurity=False).hexdigest()[:12]
 
 
 def _records(output: str) -> Iterable[str]:

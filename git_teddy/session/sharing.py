@@ -108,7 +108,10 @@ def _retire_old_branches(ws: Workspace, remote: str, sessions: list[str]) -> str
     there: each only when what we just pushed holds all its turns, and only if it still is
     what we saw (an atomic push with leases). What git said, or a note when it refused."""
     old_prefix = branches_prefix(ws.store.prefix)
-    seen = ws.repo.remote_refs(remote, f"{old_prefix}*")
+    try:
+        seen = ws.repo.remote_refs(remote, f"{old_prefix}*")
+    except TeddyError:  # the push went through: asking again is for the next push
+        return f"note: could not list {remote}'s branches; old-layout ones stay for now\n"
     retired = {}
     for session in sessions:  # the local branches just pushed, named as they were there
         for ref, pushed in ws.repo.list_refs(f"{old_prefix}{session}/").items():
