@@ -11,6 +11,7 @@ tests):
 - turn 06 (pathfinder again): CREATE done.txt.
 """
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from testing.commands import Teddy, git
 from testing.llm_servers import OpenAIServer, model_reply
 from testing.repos import make_repo
 from testing.sealed import sealed_env
+from testing.waits import EVENT_TIMEOUT
 
 SESSION = "20261126-story"
 CHECK_FAILING = "import sys\nsys.exit('check failed: VALUE is 1')\n"
@@ -143,7 +145,7 @@ def make_story(repo: Path, teddy: Teddy, env: dict[str, str], server: OpenAIServ
 def _interactive(repo: Path, env: dict[str, str], answers: list[str]) -> None:
     """`git teddy execute` in a terminal, answering each prompt in turn, then applying."""
     child = pexpect.spawn(
-        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=60
+        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=EVENT_TIMEOUT
     )
     for answer in answers:
         child.expect([r"\[q\]uit", "Reason", "Your reply"])
@@ -178,3 +180,17 @@ def play_story(root: Path) -> Story:
     for name in ("TEDDY_PROVIDER", "TEDDY_BASE_URL", "TEDDY_MODEL", "OPENAI_API_KEY"):
         env.pop(name, None)  # that server is gone: codify must not need a model
     return Story(repo, env, teddy, session)
+
+
+def copy_story(story: Story, root: Path) -> Story:
+    """A copy of a played story in `root` (empty or new), so a module that changes its
+    repository gets its own and the story is played once per test process. The scratch
+    worktrees in the copy are pointed at the copy (what `git worktree repair` would do)."""
+    old = story.repo.parent
+    shutil.copytree(old, root, symlinks=True, dirs_exist_ok=True)
+    git_dir = root / story.repo.name / ".git"
+    links = [*git_dir.glob("worktrees/*/gitdir"), *git_dir.glob("teddy/worktrees/*/.git")]
+    for link in links:
+        link.write_text(link.read_text().replace(str(old), str(root)))
+    env = {name: value.replace(str(old), str(root)) for name, value in story.env.items()}
+    return Story(root / story.repo.name, env, Teddy(env), story.session)

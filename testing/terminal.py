@@ -7,6 +7,8 @@ import select
 import subprocess
 from pathlib import Path
 
+from testing.waits import EVENT_TIMEOUT
+
 
 def on_terminal(
     args: list[str], cwd: Path, env: dict[str, str], typed: str = "", stdin_too: bool = True
@@ -32,4 +34,4 @@ def on_terminal(
             break
         shown += chunk
     os.close(leader)
-    return proc.wait(timeout=60), shown.decode(errors="replace")
+    return proc.wait(timeout=EVENT_TIMEOUT), shown.decode(errors="replace")

@@ -1,17 +1,39 @@
 """Fixtures of the hermetic test environment: real git repositories in temporary folders, a
 sealed git configuration, fixed author and dates (so hashes are stable), and the installed
 `git-teddy` executable run as a subprocess, the way `git teddy` runs it. The helpers behind
-them live in the `testing` package."""
+them live in the `testing` package.
+
+Tiers (testing/tiers.py): each test is marked from the fixtures it uses, `git` when it needs
+a repository or the installed executable, `slow` when it plays a long story, `process` when it
+drives a process by signals or a terminal. `make check` runs the tests that are none of these;
+`make test` runs all of them, in parallel.
+"""
 
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from testing import tiers
 from testing.commands import Teddy, teddy_executable
 from testing.repos import commit_files, sealed_git_repo
 from testing.sealed import sealed_env
-from testing.session_story import Story, play_story
+from testing.session_story import Story, copy_story, play_story
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker in tiers.markers_of(item.nodeid, getattr(item, "fixturenames", ())):
+            item.add_marker(marker)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _check_tier_has_no_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Under `make check`, git and git-teddy are replaced by programs that fail saying why,
+    so a test that needs them and is not marked `git` fails there instead of passing slowly."""
+    with tiers.without_git_in_check_tier(tmp_path_factory.mktemp("no-git")):
+        yield
+
 
 # Fixtures: openai_server and anthropic_server (model APIs), server (web pages, search).
 pytest_plugins = ["testing.llm_servers", "testing.web_server"]
@@ -56,7 +78,13 @@ def replies(tmp_path: Path, env: dict[str, str]) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def story(tmp_path_factory: pytest.TempPathFactory) -> Story:
-    """The story session (testing/session_story.py), played once for each module using it."""
+@pytest.fixture(scope="session")
+def played_story(tmp_path_factory: pytest.TempPathFactory) -> Story:
+    """The story session (testing/session_story.py), played once per test process."""
     return play_story(tmp_path_factory.mktemp("story"))
+
+
+@pytest.fixture(scope="module")
+def story(played_story: Story, tmp_path_factory: pytest.TempPathFactory) -> Story:
+    """A copy of the story for each module using it: a module may change its repository."""
+    return copy_story(played_story, tmp_path_factory.mktemp("story"))

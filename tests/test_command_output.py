@@ -12,6 +12,7 @@ from testing.commands import Teddy, git
 from testing.fake_secrets import fake
 from testing.plans import execute
 from testing.sessions import report_of, start
+from testing.waits import EVENT_TIMEOUT
 
 ERROR = "NameError: name 'timedelta' is not defined"
 AWS = "AKIA" + fake(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=2)
@@ -20,7 +21,7 @@ FILLER = 3000  # lines between the error and the summary: far past the report's 
 
 def spawn(repo: Path, env: dict, *args: str) -> pexpect.spawn:
     return pexpect.spawn(
-        "git", ["teddy", *args], cwd=str(repo), env=env, encoding="utf-8", timeout=20
+        "git", ["teddy", *args], cwd=str(repo), env=env, encoding="utf-8", timeout=EVENT_TIMEOUT
     )
 
 

@@ -10,6 +10,7 @@ from git_teddy.errors import EXIT_TURN_FAILED
 from testing.commands import Teddy, git
 from testing.plans import execute, plan_text
 from testing.sessions import report_of, start
+from testing.waits import EVENT_TIMEOUT
 
 
 def research(*queries: str) -> str:
@@ -58,7 +59,7 @@ def test_chat_reply_and_rejected_memos(repo: Path, teddy: Teddy, env: dict) -> N
     (repo.parent / "plan.md").write_text(plan)
     teddy.ok(repo, "plan", "-m", "talk", "--from-file", str(repo.parent / "plan.md"))
     child = pexpect.spawn(
-        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=30
+        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=EVENT_TIMEOUT
     )
     child.expect(r"Approve these memory updates\?")
     child.sendline("n")

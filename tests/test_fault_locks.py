@@ -26,6 +26,7 @@ from git_teddy.errors import EXIT_TURN_FAILED
 from testing.commands import Result, Teddy, git, run
 from testing.plans import WORKTREE, create, execute, plan_text
 from testing.sessions import report_of, start
+from testing.waits import alive, wait_for
 
 HOURS_AGO = 2 * 3600 + 60
 
@@ -62,14 +63,6 @@ def start_time(pid: int) -> int:
     """Field 22 of /proc/PID/stat: when the process started, in ticks since boot."""
     stat = Path(f"/proc/{pid}/stat").read_text()
     return int(stat.rpartition(")")[2].split()[19])
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.fixture
@@ -225,20 +218,15 @@ def killed_mid_command(repo: Path, teddy: Teddy, env: dict, teddy_exe: str, tmp:
     )
     session = start(repo, teddy, create("new.txt", "new\n"), execute(command))
     proc = subprocess.Popen([teddy_exe, "execute", "-y"], cwd=repo, env=env)
-    deadline = time.monotonic() + 30
-    while not pidfile.exists() or not pidfile.read_text().strip():
-        assert time.monotonic() < deadline, "the EXECUTE action never started"
-        time.sleep(0.05)
+    wait_for(lambda: pidfile.exists() and pidfile.read_text().strip(), "the EXECUTE action")
     lock = pool(repo) / "wt-0.lock"
-    while "group=" not in lock.read_text():  # the run records its command right after starting it
-        assert time.monotonic() < deadline, lock.read_text()
-        time.sleep(0.05)
+    # the run records its command right after starting it
+    wait_for(lambda: "group=" in lock.read_text(), "the lock to name the command's group")
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     command_pid = int(pidfile.read_text())
     os.killpg(command_pid, signal.SIGKILL)  # the command ends; its pid is free again
-    while alive(command_pid):
-        time.sleep(0.05)
+    wait_for(lambda: not alive(command_pid), "the killed command to end")
     return session
 
 

@@ -5,7 +5,6 @@ is recorded only on the branch tip it was planned from, its reply kept otherwise
 
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 from git_teddy.errors import EXIT_USER_ERROR
@@ -13,18 +12,12 @@ from testing.commands import Teddy, git, run
 from testing.llm_servers import ModelReply, OpenAIServer, Reply
 from testing.plans import create, execute, plan_text
 from testing.sessions import start
+from testing.waits import EVENT_TIMEOUT, wait_for
 
 
 def assert_fsck_clean(repo: Path, env: dict) -> None:
     fsck = run(["git", "fsck", "--strict"], repo, env)
     assert fsck.returncode == 0, fsck.stderr
-
-
-def wait_for(condition: object, what: str) -> None:
-    deadline = time.monotonic() + 30
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def subjects(repo: Path, env: dict, session: str) -> list[str]:
@@ -62,7 +55,7 @@ def test_a_second_plan_refuses_before_asking_the_model(
     assert f"(pid {first.pid})" in second.stderr and "\nhint: " in second.stderr
     assert "Traceback" not in second.stderr
     assert len(openai_server.requests) == 1  # the second never asked the model
-    _, err = first.communicate(timeout=60)
+    _, err = first.communicate(timeout=EVENT_TIMEOUT)
     assert first.returncode == 0, err
     assert subjects(repo, env, session).count("teddy: 01 plan: A plan") == 1
     assert git(repo, env, "show", f"teddy/{session}/main:01/user_prompt.txt") == "first\n"
@@ -81,7 +74,7 @@ def test_a_branch_that_moved_while_planning_keeps_the_reply(
     wait_for(lambda: openai_server.requests, "the plan to ask the model")
     teddy.ok(repo, "pause")
     gate.set()
-    _, err = first.communicate(timeout=60)
+    _, err = first.communicate(timeout=EVENT_TIMEOUT)
     assert first.returncode == EXIT_USER_ERROR, err
     assert err.startswith("error: ") and "\nhint: " in err and "Traceback" not in err
     kept = Path(err.split("the model's reply is kept in ")[1].split(";")[0])
@@ -106,7 +99,7 @@ def test_a_second_execute_refuses_before_running_anything(
     assert f"(pid {first.pid})" in second.stderr and "is working on session" in second.stderr
     assert "\nhint: wait for it to finish" in second.stderr and "Traceback" not in second.stderr
     go.touch()
-    _, err = first.communicate(timeout=60)
+    _, err = first.communicate(timeout=EVENT_TIMEOUT)
     assert first.returncode == 0, err
     assert runs.read_text() == "run\n"  # once
     assert (repo / "new.txt").read_text() == "new\n"

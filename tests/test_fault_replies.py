@@ -7,7 +7,6 @@ sense; and the next `git teddy plan` works.
 """
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -93,6 +92,7 @@ def test_the_cut_plan_would_pass_without_the_finish_reason(teddy: Teddy, tmp_pat
     assert "hint: close every code block" in result.stderr
 
 
+@pytest.mark.git  # its fixture is asked by name, which testing/tiers.py cannot see
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 def test_a_reply_cut_at_the_output_limit_is_sent_back_not_recorded(
     request: pytest.FixtureRequest, provider: str
@@ -126,9 +126,7 @@ def test_a_cut_reply_with_no_retries_left_is_an_error(openai: Session) -> None:
 def test_a_stream_of_keep_alives_ends_at_the_reply_timeout(openai: Session) -> None:
     openai.env["TEDDY_REPLY_TIMEOUT"] = "2"
     openai.server.push(model_reply(PLAN, keepalive=0.1))
-    start = time.monotonic()
-    result = openai.plan()
-    assert time.monotonic() - start < 15
+    result = openai.plan()  # the keep-alives never end: only the reply timeout ends this
     assert len(openai.server.requests) == 1  # not retried: waiting again doubles the wait
     openai.refused(result, "did not finish its reply within 2 s (teddy.replyTimeout)")
 

@@ -28,6 +28,8 @@ from git_teddy.index.toonfile import decode_index, encode_index
 from testing.commands import Teddy, git, imported_modules
 from testing.llm_servers import OpenAIServer, model_reply
 from testing.plans import create, execute, plan_text
+from testing.repos import make_repo
+from testing.sealed import sealed_env
 
 CONCLUDE = "### `CONCLUDE`\nAll done.\n"
 
@@ -145,8 +147,27 @@ def expected_by_agent(sessions: list[Session]) -> dict[str, dict[str, Any]]:
 # ---- four sessions: two channels of work, a paused one, a concluded one, an idle one -----------
 
 
-@pytest.fixture
-def sessions(
+@dataclass
+class World:
+    repo: Path
+    teddy: Teddy
+    sessions: list[Session]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    """The four sessions, played once for the module (the tests below only read them)."""
+    root = tmp_path_factory.mktemp("index")
+    (root / "home").mkdir()
+    env = sealed_env(root / "home")
+    repo = make_repo(root / "repo", env, {"README.md": "# demo\n", "app.py": "print('hello')\n"})
+    teddy = Teddy(env)
+    with OpenAIServer() as server:
+        sessions = play_sessions(repo, teddy, env, server, root)
+    return World(repo, teddy, sessions)
+
+
+def play_sessions(
     repo: Path, teddy: Teddy, env: dict, openai_server: OpenAIServer, tmp_path: Path
 ) -> list[Session]:
     model = openai_server.env(model="gpt-4o")
@@ -191,8 +212,9 @@ def listed(repo: Path, teddy: Teddy, *args: str) -> list[dict[str, Any]]:
     return list(json.loads(teddy.ok(repo, "list", "--json", *args).stdout))
 
 
-def test_the_sessions_are_what_the_test_expects(sessions: list[Session]) -> None:
+def test_the_sessions_are_what_the_test_expects(world: World) -> None:
     """The scenario itself, so that the comparisons below cannot pass vacuously."""
+    sessions = world.sessions
     alpha, beta, gamma, delta = sessions
     assert [t.status for t in alpha.turns] == ["success", "failure"]
     assert [t.status for t in beta.turns] == ["planned"] and beta.status == "paused"
@@ -203,7 +225,8 @@ def test_the_sessions_are_what_the_test_expects(sessions: list[Session]) -> None
     assert [s.duration for s in sessions] == [1800, 300, 600, None]
 
 
-def test_list_rows_match_each_session(repo: Path, teddy: Teddy, sessions: list[Session]) -> None:
+def test_list_rows_match_each_session(world: World) -> None:
+    repo, teddy, sessions = world.repo, world.teddy, world.sessions
     rows = {row["id"]: row for row in listed(repo, teddy)}
     assert list(rows) == sorted(s.id for s in sessions)
     for session in sessions:
@@ -232,7 +255,9 @@ def test_list_rows_match_each_session(repo: Path, teddy: Teddy, sessions: list[S
     assert lines[3].split() == [delta.id, "active", delta.started, "0", "-"]  # ids sort
 
 
-def test_list_filters(repo: Path, teddy: Teddy, sessions: list[Session]) -> None:
+def test_list_filters(world: World) -> None:
+    repo, teddy, sessions = world.repo, world.teddy, world.sessions
+
     def ids(*args: str) -> list[str]:
         return [row["id"] for row in listed(repo, teddy, *args)]
 
@@ -259,7 +284,8 @@ def test_list_filters(repo: Path, teddy: Teddy, sessions: list[Session]) -> None
     assert nothing.startswith("no session matches (there are 4")
 
 
-def test_stats_overall_and_grouped(repo: Path, teddy: Teddy, sessions: list[Session]) -> None:
+def test_stats_overall_and_grouped(world: World) -> None:
+    repo, teddy, sessions = world.repo, world.teddy, world.sessions
     stats = json.loads(teddy.ok(repo, "stats", "--json").stdout)
     assert stats == {"overall": expected_figures(sessions)}
     assert stats["overall"]["failure_rate"] == pytest.approx(1 / 3)  # the scenario's own sums

@@ -25,6 +25,7 @@ from testing.llm_servers import (
     model_reply,
 )
 from testing.scripted_ui import ScriptedUI
+from testing.waits import EVENT_TIMEOUT
 
 MESSAGES = [
     ChatMessage(role="user", content="plan the next step"),
@@ -293,10 +294,8 @@ def test_a_long_retry_after_ends_at_once(openai_server: OpenAIServer, tmp_path: 
 def test_500_forever(openai_server: OpenAIServer, tmp_path: Path) -> None:
     openai_server.default = error_reply(500, f"internal error for key {TEST_KEY}")
     provider = openai(openai_server, tmp_path, **{"teddy.httpRetries": "2"})
-    started = time.monotonic()
     error = fails(provider, r"openai failed \(HTTP 500\): internal error .*after 3 attempts")
     assert len(openai_server.requests) == 3
-    assert time.monotonic() - started < 1.0
     assert "***" in error.message and "teddy.httpRetries" in (error.hint or "")
 
 
@@ -353,11 +352,9 @@ def test_404_unknown_model(openai_server: OpenAIServer, tmp_path: Path) -> None:
 def test_timeout_is_not_retried(openai_server: OpenAIServer, tmp_path: Path) -> None:
     openai_server.push(Reply(delay=5))
     provider = openai(openai_server, tmp_path, **{"teddy.timeout": "1"})
-    started = time.monotonic()
     error = fails(
         provider, r"no answer from http://127\.0\.0\.1:\d+/v1/chat/completions within 1 s"
     )
-    assert time.monotonic() - started < 3
     assert len(openai_server.requests) == 1
     assert "git config teddy.timeout" in (error.hint or "")
 
@@ -609,7 +606,7 @@ def test_anthropic_says_it_waits_in_a_terminal(
     assert piped.returncode == 0 and piped.stderr == ""
     values = json.dumps({k.lower(): [v] for k, v in git.items()})
     args = ["-c", SCRIPT, values, str(tmp_path / "derived")]
-    child = pexpect.spawn(sys.executable, args, env=env, encoding="utf-8", timeout=30)
+    child = pexpect.spawn(sys.executable, args, env=env, encoding="utf-8", timeout=EVENT_TIMEOUT)
     child.expect(r"anthropic claude-haiku-4-5: waiting for the reply\r?\n")
     child.expect(r'"text":"OK"')
     child.expect(pexpect.EOF)

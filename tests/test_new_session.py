@@ -6,6 +6,7 @@ from pathlib import Path
 
 from testing.commands import Teddy, git, run
 from testing.sessions import kept_snapshots
+from testing.waits import EVENT_TIMEOUT
 
 TODAY = "20261126"  # the sealed environment's fixed commit date
 
@@ -103,7 +104,7 @@ def test_concurrent_new_never_loses_a_session(repo: Path, env: dict) -> None:
         )
         for _ in range(6)
     ]
-    outputs = [p.communicate(timeout=60) for p in procs]
+    outputs = [p.communicate(timeout=EVENT_TIMEOUT) for p in procs]
     assert [p.returncode for p in procs] == [0] * 6, outputs
     ids = sorted(out.strip() for out, _ in outputs)
     assert len(set(ids)) == 6

@@ -12,6 +12,7 @@ import requests
 
 from testing.commands import teddy_executable
 from testing.session_story import Story
+from testing.waits import EVENT_TIMEOUT
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,7 @@ def server(story: Story) -> Iterator[str]:
     assert match, f"no address in {line!r}: {process.stderr.read() if not line else ''}"
     yield match.group(0)
     process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=30) == 0
+    assert process.wait(timeout=EVENT_TIMEOUT) == 0
     errors = process.stderr.read()
     assert "Traceback" not in errors and "stopped" in errors
 

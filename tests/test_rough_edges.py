@@ -14,6 +14,7 @@ from testing.commands import Teddy, git
 from testing.llm_servers import OpenAIServer, model_reply
 from testing.plans import CONCLUDE, INVOKE, create, edit, execute, plan_text
 from testing.sessions import queue, report_of, start
+from testing.waits import EVENT_TIMEOUT
 
 
 def subjects(repo: Path, env: dict, session: str) -> list[str]:
@@ -137,7 +138,7 @@ def test_unknown_cost_is_said_unknown(
 def test_skipped_after_quit_says_stopped_by_the_user(repo: Path, teddy: Teddy, env: dict) -> None:
     session = start(repo, teddy, create("one.txt", "1\n"), create("two.txt", "2\n"))
     child = pexpect.spawn(
-        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=30
+        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=EVENT_TIMEOUT
     )
     child.expect(r"\[q\]uit")
     child.sendline("q")
@@ -158,7 +159,12 @@ def test_a_reply_is_the_next_message_only_when_it_was(repo: Path, teddy: Teddy, 
         plan_file.write_text(question)
         teddy.ok(repo, "plan", "-m", message, "--from-file", str(plan_file))
         child = pexpect.spawn(
-            "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=30
+            "git",
+            ["teddy", "execute"],
+            cwd=str(repo),
+            env=env,
+            encoding="utf-8",
+            timeout=EVENT_TIMEOUT,
         )
         child.expect(r"\[q\]uit")
         child.sendline("y")
@@ -211,7 +217,7 @@ def test_apply_ask_shows_the_change_before_asking(repo: Path, teddy: Teddy, env:
     start(repo, teddy, create("notes.txt", long), edit("app.py", "print('hello')", "print('hi')"))
     git(repo, env, "config", "teddy.apply", "ask")
     child = pexpect.spawn(
-        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=30
+        "git", ["teddy", "execute"], cwd=str(repo), env=env, encoding="utf-8", timeout=EVENT_TIMEOUT
     )
     child.expect(r"\[q\]uit")
     child.sendline("a")

@@ -17,6 +17,7 @@ from testing.llm_servers import OpenAIServer
 from testing.plans import CONCLUDE, INVOKE, plan_text
 from testing.session_story import CHAT_REPLY, REJECTION_REASON, SESSION, USAGE, make_story
 from testing.sessions import replay
+from testing.waits import EVENT_TIMEOUT
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -85,7 +86,7 @@ def test_story_session_log_matches_golden_and_reads_back(
     as_json = json.loads(teddy.ok(repo, "show", SESSION, "--json").stdout)
     assert as_json["log"] == log.model_dump()
     args = ["teddy", "--no-pager", "show", SESSION]  # a terminal: no pager to wait on
-    child = pexpect.spawn("git", args, cwd=str(repo), env=env, timeout=30)
+    child = pexpect.spawn("git", args, cwd=str(repo), env=env, timeout=EVENT_TIMEOUT)
     child.expect(pexpect.EOF)
     assert b"\x1b[33m" in child.before and b"DECISION" in child.before
 

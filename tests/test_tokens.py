@@ -227,6 +227,7 @@ def test_a_key_is_counted_once(tmp_path: Path) -> None:
     assert counter.count("a much longer text " * 50, key="blob-2") > first
 
 
+@pytest.mark.git  # runs git hash-object
 @pytest.mark.usefixtures("offline")
 def test_texts_without_a_key_are_cached_by_their_blob_id(tmp_path: Path) -> None:
     counter = TokenCounter("o200k_base", tmp_path / CACHE_FILE)
