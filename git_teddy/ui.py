@@ -39,6 +39,10 @@ class UI(Protocol):
     def show(self, text: str) -> None:
         """A line of the command's own output (plans, actions and their results): stdout."""
 
+    def step(self, text: str) -> None:
+        """A line of the command's own output that follows its steps as they go (each
+        action of a plan run without approvals): stdout, left out with -q."""
+
     def command_output(self, data: bytes) -> None:
         """Output of a running EXECUTE command (stdout and stderr), as it comes: shown live
         on a terminal, not at all in a pipe or with -q (the report keeps it either way)."""

@@ -44,6 +44,9 @@ class ScriptedUI:
     def show(self, text: str) -> None:
         self.shown.append(text)
 
+    def step(self, text: str) -> None:
+        self.shown.append(text)
+
     def command_output(self, data: bytes) -> None:
         self.output.append(data)
 

@@ -4,8 +4,14 @@ git can be pointed at a repository (`git -C`, GIT_DIR/GIT_WORK_TREE, linked work
 import json
 from pathlib import Path
 
+import pytest
+
 from git_teddy import __version__
 from testing.commands import Teddy, git, run
+from testing.plans import create
+from testing.sessions import start
+
+GIT_BASH_COMPLETION = Path("/usr/share/bash-completion/completions/git")
 
 
 def test_help_and_version(repo: Path, teddy: Teddy) -> None:
@@ -21,7 +27,73 @@ def test_usage_errors_exit_2(repo: Path, teddy: Teddy) -> None:
     for args in (["frobnicate"], ["new"], ["list", "--bogus"]):
         result = teddy(repo, *args)
         assert result.returncode == 2, args
-        assert "Usage:" in result.stderr and "Traceback" not in result.stderr
+        assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+    assert teddy(repo, "list", "--bogus").stderr == (
+        "error: no such option '--bogus'\n"
+        "hint: usage: git teddy list [OPTIONS]\n"
+        "hint: `git teddy list -h` describes every option\n"
+    )
+    assert teddy(repo, "frobnicate").stderr.endswith("hint: `git teddy -h` lists the commands\n")
+
+
+def test_help_command(repo: Path, teddy: Teddy) -> None:
+    assert teddy.ok(repo, "help").stdout == teddy.ok(repo, "-h").stdout
+    assert teddy.ok(repo, "help", "execute").stdout == teddy.ok(repo, "execute", "-h").stdout
+    refused = teddy(repo, "help", "frobnicate")
+    assert refused.returncode == 1
+    assert refused.stderr == (
+        "error: there is no command 'frobnicate'\nhint: `git teddy help` lists them\n"
+    )
+
+
+def test_quiet_after_the_subcommand_quiets_execute(repo: Path, teddy: Teddy) -> None:
+    start(repo, teddy, create("b.txt", "b\n"))
+    quiet = teddy.ok(repo, "execute", "-y", "-q")
+    assert "[1/1] CREATE" not in quiet.stdout and "ok: created" not in quiet.stdout
+    assert "turn 01: SUCCESS" in quiet.stdout  # the result still shows
+    assert (repo / "b.txt").read_text() == "b\n"
+
+
+def test_config_outside_a_repository(tmp_path: Path, teddy: Teddy, env: dict) -> None:
+    outside = tmp_path / "not-a-repository"
+    outside.mkdir()
+    git(outside, env, "config", "--global", "teddy.model", "gpt-4.1")
+    listed = json.loads(teddy.ok(outside, "config", "--json").stdout)["settings"]
+    model = next(entry for entry in listed if entry["key"] == "teddy.model")
+    assert model["value"] == "gpt-4.1"
+    assert teddy(outside, "list").returncode == 1  # what needs a repository still says so
+
+
+COMPLETE = """
+eval "$(git teddy completion bash)"
+COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+%s
+printf '%%s\\n' "${COMPREPLY[@]}"
+"""
+
+
+def bash_completes(repo: Path, env: dict, words: str, call: str, prelude: str = "") -> set[str]:
+    script = prelude + COMPLETE % (words, call)
+    return set(run(["bash", "-c", script], repo, env, check=True).stdout.split())
+
+
+def test_completion_in_a_real_bash(repo: Path, env: dict) -> None:
+    assert bash_completes(repo, env, "git-teddy ex", "_git_teddy_completion git-teddy") == {
+        "execute",
+        "export",
+    }
+    assert "--yes" in bash_completes(
+        repo, env, "git-teddy execute --", "_git_teddy_completion git-teddy"
+    )
+    assert bash_completes(repo, env, "git teddy ex", "_git_teddy") == {"execute", "export"}
+
+
+@pytest.mark.skipif(not GIT_BASH_COMPLETION.exists(), reason="git's bash completion is absent")
+def test_git_completion_hands_teddy_over(repo: Path, env: dict) -> None:
+    prelude = f"source {GIT_BASH_COMPLETION}\n"
+    words = bash_completes(repo, env, "git teddy ex", "__git_wrap__git_main", prelude)
+    assert words == {"execute", "export"}
 
 
 def test_git_dash_c(tmp_path: Path, repo: Path, teddy: Teddy, env: dict) -> None:

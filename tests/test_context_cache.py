@@ -275,7 +275,7 @@ def test_errors_are_reported_as_before(
     settle(teddy, repo)
     for args in (["--context-depth", "-1"], ["--bogus"], ["-s"]):
         refused = teddy(repo, "context", *args)
-        assert refused.returncode == 2 and "Error: " in refused.stderr, args
+        assert refused.returncode == 2 and "error: " in refused.stderr, args
     unknown = teddy(repo, "context", "-s", "nosuchsession")
     assert unknown.returncode == 1 and "no session matches" in unknown.stderr
     assert os.listdir(cache_dir(repo))  # errors stored nothing, and removed nothing

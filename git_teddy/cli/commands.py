@@ -1,6 +1,9 @@
 """The subcommands of `git teddy`, by name: where each one's click command lives. Plain data,
 so that `--version` and the lazy group (cli/group.py) know them without importing them."""
 
+# Set by the completion scripts (cli/completion.py) when they ask git-teddy for words.
+COMPLETE_VAR = "_GIT_TEDDY_COMPLETE"
+
 # name -> "module:function"; the order is the order of `git teddy -h`.
 COMMANDS: dict[str, str] = {
     "new": "git_teddy.cli.session_cmds:new",
@@ -35,4 +38,6 @@ COMMANDS: dict[str, str] = {
     "validate": "git_teddy.cli.plan_cmds:validate",
     "preprocess": "git_teddy.cli.plan_cmds:preprocess",
     "config": "git_teddy.cli.config_cmds:config",
+    "help": "git_teddy.cli.help_cmds:help_",
+    "completion": "git_teddy.cli.help_cmds:completion",
 }

@@ -23,7 +23,19 @@ class LazyGroup(click.Group):
         module_name, attr = target.split(":")
         command = getattr(importlib.import_module(module_name), attr)
         assert isinstance(command, click.Command)
+        if not any(p.name == "quiet" for p in command.params):
+            command.params.append(quiet_option())  # `git teddy execute -q`, as after `teddy`
         return command
+
+
+def quiet_option() -> click.Option:
+    return click.Option(
+        ["-q", "--quiet"],
+        is_flag=True,
+        help="Print no progress lines (results, warnings and errors still show).",
+        expose_value=False,
+        callback=remember_quiet,
+    )
 
 
 @click.group(

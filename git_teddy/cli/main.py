@@ -7,6 +7,7 @@ starts fast; click itself only when needed, so `git teddy context` answered from
 
 import codecs
 import sys
+from typing import TYPE_CHECKING
 
 from git_teddy.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, EXIT_USER_ERROR, TeddyError
 
@@ -20,6 +21,10 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+if TYPE_CHECKING:
+    import click
+
+
 def print_error(error: TeddyError) -> None:
     import click
 
@@ -29,25 +34,45 @@ def print_error(error: TeddyError) -> None:
             click.echo(f"hint: {line}", err=True)
 
 
+def print_usage_error(error: "click.UsageError") -> None:
+    """A wrong command line as every other refusal reads: `error:` and a `hint:` with the
+    command's usage and where its options are described."""
+    message = error.format_message()
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]  # click's "No such option": git's case
+    ctx = error.ctx
+    if ctx is None:
+        print_error(TeddyError(message.rstrip("."), "`git teddy -h` lists the commands"))
+        return
+    usage = ctx.get_usage().removeprefix("Usage: ")
+    described = "lists the commands" if ctx.parent is None else "describes every option"
+    print_error(
+        TeddyError(message.rstrip("."), f"usage: {usage}\n`{ctx.command_path} -h` {described}")
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return its exit code (also used by `python -m git_teddy`)."""
     import click
 
     from git_teddy.cli.color import bare_color_is_always
+    from git_teddy.cli.commands import COMPLETE_VAR
     from git_teddy.cli.group import cli
     from git_teddy.ui import Interrupted
 
     argv = bare_color_is_always(sys.argv[1:] if argv is None else argv)
     try:
         # Without standalone mode click returns what `ctx.exit(code)` asked for, or None.
-        result = cli.main(args=argv, prog_name="git teddy", standalone_mode=False)
+        result = cli.main(
+            args=argv, prog_name="git teddy", complete_var=COMPLETE_VAR, standalone_mode=False
+        )
     except TeddyError as error:
         print_error(error)
         return EXIT_USER_ERROR
     except click.exceptions.Exit as done:
         return done.exit_code
     except click.UsageError as error:
-        error.show()
+        print_usage_error(error)
         return EXIT_USAGE
     except click.ClickException as error:
         error.show()

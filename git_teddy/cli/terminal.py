@@ -57,6 +57,10 @@ class _Console:
     def show(self, text: str) -> None:
         click.echo(text)
 
+    def step(self, text: str) -> None:
+        if not _quiet():
+            click.echo(text)
+
     def command_output(self, data: bytes) -> None:
         # raw bytes as the command wrote them (\r progress bars and colours keep working);
         # only to a terminal: a pipe gets the report, not a second copy of the output

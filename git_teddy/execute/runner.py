@@ -125,7 +125,9 @@ def _run_actions(
             why = STOPPED_BY_USER if status == "ABORTED" else None
             logs.append(_log(index, action, "SKIPPED", reason=why))
             continue
-        ui.show(f"\n[{index}/{total}] {describe(action)}")
+        # Asked about, an action is shown whatever -q says; run without asking, it is a step.
+        say = ui.step if ui.unattended else ui.show
+        say(f"\n[{index}/{total}] {describe(action)}")
         decision = Decision("auto") if approve_rest else ui.approve_action(action)
         approve_rest = approve_rest or decision.approve_rest
         if decision.verdict == "quit":
@@ -140,7 +142,7 @@ def _run_actions(
             continue
         journal.update(actions=logs, running=index)
         outcome = run_action(action, env)
-        ui.show(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
+        say(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
         logs.append(
             _log(
                 index,

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from git_teddy.gitstore import GitRepo
+from git_teddy.errors import NotARepositoryError
+from git_teddy.gitstore import GitRepo, plumbing
 from git_teddy.session.store import SessionStore
 from git_teddy.settings import SIGN, SUBAGENT_MODE, Settings
 
@@ -50,8 +51,12 @@ class _LogStep:
 
 def open_settings(cwd: Path | None = None) -> Settings:
     """The settings of the repository at `cwd`, not checked: `git teddy config` lists a bad
-    value beside the good ones."""
-    return repo_settings(GitRepo.discover(cwd))
+    value beside the good ones. Outside a repository, the global and system ones (as
+    `git config -l` lists them there)."""
+    try:
+        return repo_settings(GitRepo.discover(cwd))
+    except NotARepositoryError:
+        return Settings.from_env(plumbing.read_config(cwd, "teddy"))
 
 
 def repo_settings(repo: GitRepo) -> Settings:
