@@ -325,13 +325,16 @@ SUBAGENT_MODE = Choice(
 PROVIDER = Choice(
     "teddy.provider",
     "Who answers when a turn is planned: openai (any OpenAI-compatible endpoint), anthropic, "
-    "manual (the payload goes to a file and the clipboard, you paste the reply) or replay.",
+    "manual (the payload goes to a file and the clipboard, you paste the reply) or replay. "
+    "Unset: anthropic when ANTHROPIC_API_KEY is in the environment, else openai when "
+    "OPENAI_API_KEY is, else manual.",
     ("openai", "anthropic", "manual", "replay"),
     "manual",
 )
 MODEL = Text(
     "teddy.model",
-    "Model the openai and anthropic providers ask (they need one), e.g. gpt-4.1.",
+    "Model the openai and anthropic providers ask; unset: gpt-4.1 for openai, "
+    "claude-sonnet-4-5 for anthropic.",
     "gpt-4.1",
 )
 _URL = r"https?://\S+"

@@ -16,6 +16,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.llm import ChatMessage, Provider, ProviderError, provider_from_settings
 from git_teddy.llm.prices import PRICES, table_price
 from git_teddy.settings import Settings
+from testing.commands import Teddy
 from testing.llm_servers import (
     TEST_KEY,
     AnthropicServer,
@@ -24,6 +25,7 @@ from testing.llm_servers import (
     error_reply,
     model_reply,
 )
+from testing.plans import create, plan_text
 from testing.scripted_ui import ScriptedUI
 from testing.waits import EVENT_TIMEOUT
 
@@ -166,12 +168,47 @@ def test_missing_key_for_the_public_api(tmp_path: Path) -> None:
         provider_from_settings(config, tmp_path, {"OPENAI_API_KEY": "sk-other"}, ui=ScriptedUI())
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic"])
-def test_missing_model(provider: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("provider", "model"), [("openai", "gpt-4.1"), ("anthropic", "claude-sonnet-4-5")]
+)
+def test_each_provider_has_its_default_model(provider: str, model: str, tmp_path: Path) -> None:
     config = settings(**{"teddy.provider": provider})
+    chosen = provider_from_settings(config, tmp_path, {"TEDDY_API_KEY": "k"}, ui=ScriptedUI())
+    assert (chosen.name, chosen.model) == (provider, model)
+    empty = settings(**{"teddy.provider": provider, "teddy.model": ""})
     with pytest.raises(ProviderError, match=f"the {provider} provider needs a model") as caught:
-        provider_from_settings(config, tmp_path, {"TEDDY_API_KEY": "k"}, ui=ScriptedUI())
-    assert "git config teddy.model" in (caught.value.hint or "")
+        provider_from_settings(empty, tmp_path, {"TEDDY_API_KEY": "k"}, ui=ScriptedUI())
+    assert f"git config teddy.model {model}" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("keys", "chosen"),
+    [
+        ({"ANTHROPIC_API_KEY": "a"}, ("anthropic", "claude-sonnet-4-5")),
+        ({"OPENAI_API_KEY": "o"}, ("openai", "gpt-4.1")),
+        ({"OPENAI_API_KEY": "o", "ANTHROPIC_API_KEY": "a"}, ("anthropic", "claude-sonnet-4-5")),
+        ({"TEDDY_API_KEY": "t"}, ("manual", "manual")),  # names no provider
+        ({}, ("manual", "manual")),
+    ],
+)
+def test_the_provider_follows_the_key_found(
+    keys: dict[str, str], chosen: tuple[str, str], tmp_path: Path
+) -> None:
+    ui = ScriptedUI()
+    provider = provider_from_settings(Settings({}, {}), tmp_path, keys, ui=ui)
+    assert (provider.name, provider.model) == chosen
+    if chosen[0] != "manual":
+        assert ui.notes == [
+            f"note: planning with {chosen[0]} {chosen[1]} ({chosen[0].upper()}_API_KEY is set); "
+            "`git config teddy.provider ...` and `teddy.model` choose another"
+        ]
+    configured = settings(**{"teddy.provider": "manual"})  # a setting always wins
+    assert provider_from_settings(configured, tmp_path, keys, ui=ScriptedUI()).name == "manual"
+    model = settings(**{"teddy.model": "claude-opus-4-1"})
+    if chosen[0] == "anthropic":
+        assert provider_from_settings(model, tmp_path, keys, ui=ScriptedUI()).model == (
+            "claude-opus-4-1"
+        )
 
 
 def test_unknown_provider_and_the_default(tmp_path: Path) -> None:
@@ -487,7 +524,8 @@ def test_manual_writes_the_payload_copies_it_and_reads_stdin(tmp_path: Path) -> 
     assert done.stderr == (
         f"the request for the model is in {payload}\n"
         "it is also in the clipboard (xsel)\n"
-        "paste the model's reply, then Ctrl-D\n"
+        "paste the model's reply here, then press Ctrl-D on a line of its own (or save it and "
+        "run `git teddy plan -m MSG --from-file REPLY.md`)\n"
     )
     again = run_provider(tmp_path, {"teddy.provider": "manual"}, env, stdin="second")
     assert json.loads(again.stdout)["text"] == "second"
@@ -514,7 +552,8 @@ def test_manual_tells_and_reads_through_the_ui(
     assert provider.complete("s", MESSAGES).text == "# Plan: pasted\n"
     assert ui.notes == [
         f"the request for the model is in {tmp_path / 'manual' / 'payload-0001.md'}",
-        "paste the model's reply, then Ctrl-D",
+        "paste the model's reply here, then press Ctrl-D on a line of its own (or save it and "
+        "run `git teddy plan -m MSG --from-file REPLY.md`)",
     ]
     fails(provider, r"the reply on stdin is not UTF-8 text \(byte 3\)")
     fails(provider, "no reply on stdin")
@@ -616,3 +655,20 @@ def test_importing_the_package_does_not_import_requests() -> None:
     code = "import sys, git_teddy.llm; print('requests' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_turn_with_only_an_anthropic_key_set(
+    repo: Path, teddy: Teddy, env: dict, anthropic_server: AnthropicServer
+) -> None:
+    """No teddy.* setting: the key in the environment picks the provider and its model (the
+    base URL points at the local server, as the public API cannot be reached here)."""
+    env.update(ANTHROPIC_API_KEY=TEST_KEY, TEDDY_BASE_URL=anthropic_server.url)
+    anthropic_server.push(model_reply(plan_text(create("hello.txt", "hello\n"))))
+    teddy.ok(repo, "new", "keyed")
+    planned = teddy.ok(repo, "plan", "-m", "say hello")
+    assert "note: planning with anthropic claude-sonnet-4-5 (ANTHROPIC_API_KEY is set)" in (
+        planned.stderr
+    )
+    assert anthropic_server.requests[0].json["model"] == "claude-sonnet-4-5"
+    teddy.ok(repo, "execute", "-y")
+    assert (repo / "hello.txt").read_text() == "hello\n"

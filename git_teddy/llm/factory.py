@@ -28,11 +28,19 @@ from git_teddy.ui import UI
 def provider_from_settings(
     settings: Settings, derived_dir: Path, environ: Mapping[str, str] | None = None, *, ui: UI
 ) -> Provider:
-    """The provider `teddy.provider` names (manual when unset), showing its progress and
-    asking for pastes through `ui`. API keys come from `environ` (default: the process
-    environment) only, never from git config."""
-    name = settings.choice(PROVIDER)
+    """The provider `teddy.provider` names, else the one whose key the environment holds
+    (keyed_provider), else manual; showing its progress and asking for pastes through `ui`.
+    API keys come from `environ` (default: the process environment) only, never from git
+    config."""
     env = os.environ if environ is None else environ
+    name = settings.choice(PROVIDER)
+    if settings.found(PROVIDER) is None and (keyed := keyed_provider(env)):
+        name, variable = keyed
+        model = settings.text(MODEL) if settings.found(MODEL) else DEFAULT_MODELS[name]
+        ui.progress(
+            f"note: planning with {name} {model} ({variable} is set); "
+            f"`git config {PROVIDER.key} ...` and `{MODEL.key}` choose another"
+        )
     if name == "openai":
         return _openai(settings, env, ui)
     if name == "anthropic":
@@ -42,8 +50,20 @@ def provider_from_settings(
     return ManualProvider(derived_dir / "manual", ui)
 
 
+# With teddy.provider unset, the first of these whose key is in the environment plans (no key:
+# the manual provider). Anthropic first: a user who set its key meant it for tools like this.
+KEYED_PROVIDERS = (("anthropic", "ANTHROPIC_API_KEY"), ("openai", "OPENAI_API_KEY"))
+# The model each asks when teddy.model is unset.
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1"}
+
+
+def keyed_provider(env: Mapping[str, str]) -> tuple[str, str] | None:
+    """(provider, key variable) of the first provider whose key `env` holds."""
+    return next(((name, var) for name, var in KEYED_PROVIDERS if env.get(var)), None)
+
+
 def _openai(settings: Settings, env: Mapping[str, str], ui: UI) -> OpenAIProvider:
-    model = _model(settings, "openai", "gpt-4.1")
+    model = _model(settings, "openai")
     key = _key(env, "OPENAI_API_KEY")
     base = _base_url(settings, OPENAI_URL, key, "openai", "OPENAI_API_KEY")
     endpoint = Endpoint(
@@ -58,7 +78,7 @@ def _openai(settings: Settings, env: Mapping[str, str], ui: UI) -> OpenAIProvide
 
 
 def _anthropic(settings: Settings, env: Mapping[str, str], ui: UI) -> AnthropicProvider:
-    model = _model(settings, "anthropic", "claude-sonnet-4-5")
+    model = _model(settings, "anthropic")
     key = _key(env, "ANTHROPIC_API_KEY")
     base = _base_url(settings, ANTHROPIC_URL, key, "anthropic", "ANTHROPIC_API_KEY")
     headers = {"anthropic-version": API_VERSION} | ({"x-api-key": key} if key else {})
@@ -87,12 +107,15 @@ def _replay(settings: Settings, derived_dir: Path) -> ReplayProvider:
     return ReplayProvider(path, derived_dir / "replay")
 
 
-def _model(settings: Settings, provider: str, example: str) -> str:
+def _model(settings: Settings, provider: str) -> str:
+    """teddy.model, else the provider's own default (gpt-4.1 is no name for Anthropic)."""
+    if settings.found(MODEL) is None:
+        return DEFAULT_MODELS[provider]
     model = settings.text(MODEL)
     if not model:
         raise ProviderError(
             f"the {provider} provider needs a model ({MODEL.key})",
-            f"name one: `git config {MODEL.key} {example}`",
+            f"name one: `git config {MODEL.key} {DEFAULT_MODELS[provider]}`",
         )
     return model
 

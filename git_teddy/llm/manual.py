@@ -48,7 +48,10 @@ class ManualProvider:
         tool = copy_to_clipboard(payload)
         if tool:
             self.ui.progress(f"it is also in the clipboard ({tool})")
-        self.ui.progress("paste the model's reply, then Ctrl-D")
+        self.ui.progress(
+            "paste the model's reply here, then press Ctrl-D on a line of its own "
+            "(or save it and run `git teddy plan -m MSG --from-file REPLY.md`)"
+        )
         text = read_reply(self.ui)
         return Completion(text=text, model=self.model, provider=self.name)
 
