@@ -76,6 +76,20 @@ def test_chat_reply_and_rejected_memos(repo: Path, teddy: Teddy, env: dict) -> N
     assert not (repo / ".teddy").exists()
 
 
+def test_a_script_answers_the_model_through_execute_y(repo: Path, teddy: Teddy, env: dict) -> None:
+    chat = "### `CHAT_WITH_USER`\nShall I go on?\n"
+    start(repo, teddy, chat)
+    answered = teddy.ok(repo, "execute", "-y", input="yes, go on\n")
+    assert "ok: replied" in answered.stdout
+    assert report_of(repo, env, "20261126-work")["action_logs"][0]["details"]["reply"] == (
+        "yes, go on"
+    )
+    teddy.ok(repo, "plan", "-m", "again", "--from-file", str(repo.parent / "plan.md"))
+    silent = teddy.ok(repo, "execute", "-y", input="")  # nothing on stdin: said, not waited
+    assert "ok: no reply" in silent.stdout
+    assert "answer the model: `git teddy plan -m REPLY`" in silent.stderr
+
+
 def test_recorded_actions_feed_the_next_turn_context(repo: Path, teddy: Teddy, env: dict) -> None:
     prune = "### `PRUNE`\n- **Resource:** [app.py](/app.py)\n- **Description:** Done.\n"
     read = "### `READ`\n- **Resource:** [{0}](/{0})\n- **Description:** Look.\n"

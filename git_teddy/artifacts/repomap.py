@@ -276,7 +276,8 @@ def render_map(
     ranked: list[TrackedFile], total: int, budget: int, symbols: Mapping[str, list[str]]
 ) -> str:
     """The map section: the files `select` keeps from `ranked` (as `rank` gives them, at
-    least `most_shown(budget)` of them) of `total` tracked files, as a tree in path order."""
+    least `most_shown(budget)` of them) of `total` files (tracked and untracked), as a tree
+    in path order."""
     shown = select(ranked, budget, symbols)
     lines: list[str] = []
     folders: set[str] = set()
@@ -289,11 +290,11 @@ def render_map(
     left = total - len(shown)
     if left:
         lines.append(f"... {left} more files not shown (teddy.mapTokens = {budget})")
-    tree = "\n".join(lines) or "(no tracked files)"
+    tree = "\n".join(lines) or "(no files)"
     fence = fence_for(tree)
     return (
         "### Repository Map\n"
-        f"{total} tracked files, {len(shown)} shown: files named in the context or the "
+        f"{total} files, {len(shown)} shown: files named in the context or the "
         "message and their folders first, then the top folders; sizes as stored, Python "
         "symbols under their file.\n"
         f"{fence}text\n{tree}\n{fence}\n"

@@ -2,6 +2,7 @@
 without one (-y, --yolo); and the refusal to ask where there is no terminal to ask on."""
 
 import os
+import select
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from git_teddy.ui import UI, Decision, Interrupted
 if TYPE_CHECKING:  # pydantic models: `git teddy -h` imports this module, and stays fast
     from git_teddy.artifacts.plan.models import Action, Memo
 
+STDIN_GRACE = 0.2  # seconds execute -y gives a pipe to hold a reply (`echo yes | ...`)
 CHOICES = "[y]es [n]o [d]iff [a]ll remaining [q]uit"
 ANSWERS = {
     **dict.fromkeys(("y", "yes"), Decision("approved")),
@@ -138,8 +140,10 @@ class TerminalUI(_Console):
 
 
 class UnattendedUI(_Console):
-    """Approves every memo, action and result without asking (-y, --yolo). With `replies`
-    (the loop's --yolo) the model's questions are still answered, a line from stdin each."""
+    """Approves every memo, action and result without asking (-y, --yolo). The model's
+    questions are still answered, a line from stdin each: with `replies` (the loop's --yolo)
+    stdin is waited for; without (`execute -y`), it is read when it is a terminal or holds
+    input, so a script can answer (`echo yes | git teddy execute -y`) and nothing hangs."""
 
     unattended = True
 
@@ -153,10 +157,12 @@ class UnattendedUI(_Console):
         return Decision("auto")
 
     def chat_reply(self) -> str | None:
-        if not self.replies:
-            return None
-        click.echo("Your reply (empty or end of input to stop): ", nl=False)
-        line = sys.stdin.readline()  # terminal or not: yolo needs no terminal
+        if self.replies or sys.stdin.isatty():
+            click.echo("Your reply (empty or end of input to stop): ", nl=False)
+        # terminal or not: yolo needs no terminal; execute -y reads only what is there
+        line = sys.stdin.readline() if self.replies or _input_waiting() else ""
+        if not line.strip() and not self.replies:
+            self.progress("note: no reply on stdin; answer the model: `git teddy plan -m REPLY`")
         return line.strip() or None
 
     def approve_apply(self) -> bool:
@@ -167,6 +173,19 @@ class UnattendedUI(_Console):
 
     def next_message(self) -> str | None:
         return ""  # the loop goes on by itself
+
+
+def _input_waiting() -> bool:
+    """stdin is a terminal, or a pipe or file with input (or its end) ready to read."""
+    if sys.stdin is None or sys.stdin.closed:
+        return False
+    if sys.stdin.isatty():
+        return True
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], STDIN_GRACE)
+    except (OSError, ValueError):
+        return False
+    return bool(ready)
 
 
 def _has_terminal() -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from git_teddy.artifacts.context_list import entry_of
 from git_teddy.artifacts.folder import PLAN, REPORT, USER_PROMPT
+from git_teddy.artifacts.languages import fence_language
 from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.artifacts.report import ExecutionReport
 
@@ -80,21 +81,9 @@ class Resource:
     note: str | None = None
 
 
-def _language(name: str) -> str:
-    suffix = name.rsplit(".", 1)[-1] if "." in name.rsplit("/", 1)[-1] else ""
-    known = {
-        "md": "markdown",
-        "py": "python",
-        "sh": "shell",
-        "yaml": "yaml",
-        "yml": "yaml",
-        "json": "json",
-        "xml": "xml",
-        "toml": "toml",
-        "js": "javascript",
-        "ts": "typescript",
-    }
-    return known.get(suffix, "text")
+def _fence_info(name: str) -> str:
+    """A web page arrives as extracted text, whatever its address ends with."""
+    return "text" if is_url(name) else fence_language(name)
 
 
 def _fenced(text: str, language: str = "text") -> str:
@@ -116,7 +105,7 @@ def render_resources(resources: list[Resource]) -> str:
         if resource.note:
             parts.append(f"**Note:** {resource.note}\n")
         if resource.text is not None:
-            parts.append(_fenced(resource.text, _language(resource.name)))
+            parts.append(_fenced(resource.text, _fence_info(resource.name)))
     return "".join(parts)
 
 
