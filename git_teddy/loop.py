@@ -152,6 +152,12 @@ def pause_session(ws: Workspace, session: str) -> str | None:
     return last
 
 
+def finish_session(ws: Workspace, session: str) -> None:
+    """Mark the session completed (`resume` makes it active again)."""
+    with _no_interrupts():
+        ws.store.set_status(session, "completed")
+
+
 def pause(ws: Workspace, session: str, ui: UI) -> None:
     last = pause_session(ws, session)
     where = f" at turn {last}" if last else ""

@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "continue": "git_teddy.cli.loop_cmds:continue_",
     "resume": "git_teddy.cli.loop_cmds:resume",
     "pause": "git_teddy.cli.loop_cmds:pause",
+    "finish": "git_teddy.cli.loop_cmds:finish",
     "context": "git_teddy.cli.turn_cmds:context",
     "add": "git_teddy.cli.context_cmds:add",
     "drop": "git_teddy.cli.context_cmds:drop",

@@ -173,3 +173,16 @@ def pause(session: str | None) -> None:
     point = pause_session(ws, session_id)
     where = f" at turn {point}" if point else " before its first turn"
     click.echo(f"paused {session_id}{where}; resume with: git teddy resume {session_id}")
+
+
+@click.command()
+@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+def finish(session: str | None) -> None:
+    """Mark a session finished: its log gets `status: completed` and the time it ended, and
+    `list --status completed` shows it. `git teddy resume` opens it again."""
+    from git_teddy.loop import finish_session
+
+    ws = open_workspace()
+    session_id = ws.store.resolve_session(session)
+    finish_session(ws, session_id)
+    click.echo(f"finished {session_id}; reopen with: git teddy resume {session_id}")

@@ -277,10 +277,9 @@ class SessionStore:
                 self._embedded(tip, found[sub], found)  # a subagent's own subagents
 
     def set_status(self, session: str, status: str, resume_point: str | None = None) -> str:
-        """Record the session's status (active, paused, completed) in its log, as a commit."""
-        updates: dict[str, Any] = {"status": status}
-        if resume_point is not None:
-            updates["resume_point"] = resume_point
+        """Record the session's status (active, paused, completed) in its log, as a commit;
+        the resume point is kept only where given (an active session has none)."""
+        updates: dict[str, Any] = {"status": status, "resume_point": resume_point}
         updates["ended"] = self.now().isoformat() if status == "completed" else None
         trailers = {"Teddy-Session": session, "Teddy-Phase": "status", "Teddy-Status": status}
         branch = self.current_branch(session)
