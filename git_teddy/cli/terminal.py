@@ -112,6 +112,15 @@ class TerminalUI(_Console):
             reply: str = click.prompt("Your reply (empty to skip)", default="", show_default=False)
         return reply.strip() or None
 
+    def approve_url(self, url: str, source: str) -> bool | None:
+        if not _has_terminal():
+            return None
+        from git_teddy.printable import printable
+
+        click.echo(f"{printable(source)} names {printable(url)}, not fetched for this session yet.")
+        with _asking():
+            return click.confirm("Fetch it (without your credentials)?", default=False)
+
     def approve_apply(self) -> bool:
         with _asking():
             return click.confirm("Apply the result to your working tree?", default=True)
@@ -154,6 +163,9 @@ class UnattendedUI(_Console):
         click.echo("Your reply (empty or end of input to stop): ", nl=False)
         line = sys.stdin.readline()  # terminal or not: yolo needs no terminal
         return line.strip() or None
+
+    def approve_url(self, url: str, source: str) -> bool | None:
+        return None  # -y approves the model's actions, not what a context file names
 
     def approve_apply(self) -> bool:
         return True

@@ -84,16 +84,28 @@ def plan(
     help="Include the artifacts of N more earlier turns, as plan would.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def context(session: str | None, context_depth: int, as_json: bool) -> None:
-    """Show the resources the next turn's model would get, with token counts; no model call."""
+@click.option(
+    "--allow-url",
+    "allow",
+    multiple=True,
+    metavar="URL",
+    help="Allow URL to be fetched for the session (one the context names but nobody approved "
+    "for it yet: from .teddy/global.context or a teammate's session); repeatable.",
+)
+def context(session: str | None, context_depth: int, as_json: bool, allow: tuple[str]) -> None:
+    """Show the resources the next turn's model would get, with token counts; no model call.
+    A URL is fetched only once approved for the session; the others are "not fetched yet"."""
     from git_teddy.planning.context_cache import Answer, Watch
     from git_teddy.planning.turn import context_preview
+    from git_teddy.planning.url_approval import check_url
 
     # Answers are cached (git_teddy.planning.context_cache, looked up before click even loads):
     # watch what this one depends on from before anything is read, to store it if nothing moved.
     watch = Watch.start(Path.cwd())
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
+    if allow:
+        ws.repo.layout.approve_urls(session_id, [check_url(url) for url in allow])
     inputs = context_preview(ws, session_id, context_depth)
     resources = [(r.name, r.tokens, r.note) for r in inputs.resources]
     overview = (inputs.overview.text or "", inputs.overview.tokens) if inputs.overview else ("", 0)

@@ -133,6 +133,8 @@ def add_context(ws: Workspace, session: str, items: list[str], to_global: bool) 
     files = _worktree_files(ws, session)
     for entry in entries:
         _check_addable(ws, entry, files)
+    # the user added them: approved for the session (url_approval; not for other sessions)
+    ws.repo.layout.approve_urls(session, [e for e in entries if is_url(e)])
     if to_global:
         text = _read_global(ws)
         after = parse_context(text)
