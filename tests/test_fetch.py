@@ -186,7 +186,8 @@ def test_size_cap_stops_reading(server: ThreadingHTTPServer) -> None:
 
 @pytest.mark.parametrize("path", ["/slow", "/trickle"])
 def test_timeout_bounds_the_whole_fetch(server: ThreadingHTTPServer, path: str) -> None:
-    fetched = fetch_text(url(server, path), timeout=0.5, allow_private=True)  # both would answer after 3 s or more
+    # both would answer after 3 s or more
+    fetched = fetch_text(url(server, path), timeout=0.5, allow_private=True)
     assert fetched.text is None and fetched.error == "timed out after 0.5 s"
 
 
