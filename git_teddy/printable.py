@@ -23,3 +23,12 @@ def printable(text: str, one_line: bool = False) -> str:
     """`text` with its control characters escaped (`\\033` for ESC, `\\a` for BEL...); with
     `one_line`, tabs and newlines too (a name, a title, an id)."""
     return (_UNSAFE_IN_LINE if one_line else _UNSAFE).sub(_escaped, text)
+
+
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # json.dumps escapes C0
+
+
+def json_printable(text: str) -> str:
+    """JSON text (from json.dumps) with the controls it leaves raw written as `\\uXXXX`: the
+    same JSON, safe on a terminal."""
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -12,6 +12,7 @@ from git_teddy.index.query import GROUPINGS, grouped, select, totals
 from git_teddy.index.refresh import refresh
 from git_teddy.index.rows import STATUSES
 from git_teddy.index.views import list_table, session_json, stats_text
+from git_teddy.printable import printable
 
 
 class BadOptionValue(click.UsageError):
@@ -70,7 +71,7 @@ def list_sessions(
     elif not rows:
         click.echo(f"no session matches (there are {len(index.sessions)}; see `git teddy list`)")
     else:
-        click.echo(list_table(rows, index.timed_out))
+        click.echo(printable(list_table(rows, index.timed_out)))
 
 
 @click.command()

@@ -23,10 +23,12 @@ def __getattr__(name: str) -> object:
 def print_error(error: TeddyError) -> None:
     import click
 
-    click.echo(f"error: {error.message}", err=True)
+    from git_teddy.printable import printable  # a message may quote a teammate's session
+
+    click.echo(f"error: {printable(error.message)}", err=True)
     if error.hint:
         for line in error.hint.splitlines():
-            click.echo(f"hint: {line}", err=True)
+            click.echo(f"hint: {printable(line)}", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """`git teddy execute`: run the pending plan of a session in a scratch worktree, snapshot
 the result, write the report commit, and bring the result into the user's working tree."""
 
+import shlex
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -299,7 +300,8 @@ def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> No
         raise TeddyError(
             f"the plan of turn {turn.turn} writes inside a submodule:\n"
             + format_problems(problems),
-            f"plan it again without those writes: `git teddy branch {turn.turn} -m MESSAGE`; "
+            "plan it again without those writes: "
+            f"`git teddy branch {shlex.quote(turn.turn)} -m MESSAGE`; "
             "to change a submodule, run git teddy in its own repository",
         )
 

@@ -9,6 +9,7 @@ file that looks like a secret, an entry to drop that the context does not have.
 """
 
 import fnmatch
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def _check_addable(ws: Workspace, entry: str, files: list[str]) -> None:
     if not GLOB_CHARS & set(entry) and entry not in named:
         raise TeddyError(
             f"{entry} is a folder",
-            f"add its files with a glob: `git teddy add '{entry}/*'`",
+            f"add its files with a glob: `git teddy add {shlex.quote(entry + '/*')}`",
         )
     for path in named:
         if has_secret_name(path, globs) or has_secret_content(top / path):

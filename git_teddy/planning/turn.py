@@ -1,6 +1,7 @@
 """`git teddy plan`: assemble the context, ask the model, validate (re-prompting with the
 problems), and record the turn. `git teddy context` shows the same context without a model."""
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -606,7 +607,7 @@ def _moved_meanwhile(
         f"{moved.message}: the session branch {branch} moved while this plan was made, so it "
         "was not recorded",
         f"the model's reply is kept in {last}; look at the session (`git teddy log`), then "
-        f"record it with `git teddy plan -m MSG --from-file {last}`",
+        f"record it with `git teddy plan -m MSG --from-file {shlex.quote(str(last))}`",
     )
 
 
