@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from git_teddy.errors import TeddyError
+from git_teddy.printable import printable
 from git_teddy.ui import UI, Decision, Interrupted
 
 if TYPE_CHECKING:  # pydantic models: `git teddy -h` imports this module, and stays fast
@@ -52,10 +53,10 @@ class _Console:
 
     def progress(self, text: str) -> None:
         if not _quiet():
-            click.echo(text, err=True)
+            click.echo(printable(text), err=True)
 
     def show(self, text: str) -> None:
-        click.echo(text)
+        click.echo(printable(text))  # plans and reports quote the model and the session
 
     def command_output(self, data: bytes) -> None:
         # raw bytes as the command wrote them (\r progress bars and colours keep working);
@@ -115,8 +116,6 @@ class TerminalUI(_Console):
     def approve_url(self, url: str, source: str) -> bool | None:
         if not _has_terminal():
             return None
-        from git_teddy.printable import printable
-
         click.echo(f"{printable(source)} names {printable(url)}, not fetched for this session yet.")
         with _asking():
             return click.confirm("Fetch it (without your credentials)?", default=False)
