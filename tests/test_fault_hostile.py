@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pexpect
 import pytest
 import requests
 
@@ -112,6 +113,47 @@ def test_a_committed_url_waits_for_approval_and_gets_no_credentials(
     assert '"note": null' in allowed and seen.requests
     assert [path for path, _ in seen.requests] == ["/redirect", "/notes.txt"]
     assert all(auth is None for _, auth in seen.requests), seen.requests
+
+
+def test_on_a_terminal_plan_asks_once_for_the_session(
+    repo: Path, teddy: Teddy, env: dict[str, str], recording: tuple[str, Seen], replies: Path
+) -> None:
+    base, seen = recording
+    git(repo, env, "config", "teddy.web.allowPrivate", "true")
+    url = f"{base}/notes.txt"
+    committed_global_context(repo, env, url)
+    session = teddy.ok(repo, "new", "asked").stdout.strip()
+    queue(replies, plan_text(create("x.txt", "x\n")))
+    child = pexpect.spawn(
+        "git",
+        ["teddy", "plan", "-m", "go"],
+        cwd=str(repo),
+        env=env,
+        encoding="utf-8",
+        timeout=EVENT_TIMEOUT,
+    )
+    child.expect("Fetch it")
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    log = git(repo, env, "show", f"teddy/{session}/main:01/_context.log")
+    assert PAGE_TEXT in log and len(seen.requests) == 1
+    assert "not fetched" not in teddy.ok(repo, "context").stdout  # approved: no question
+
+
+def test_a_url_the_user_adds_is_approved(
+    repo: Path, teddy: Teddy, env: dict[str, str], recording: tuple[str, Seen]
+) -> None:
+    base, seen = recording
+    with_netrc(env)
+    git(repo, env, "config", "teddy.web.allowPrivate", "true")
+    teddy.ok(repo, "new", "added")
+    teddy.ok(repo, "add", f"{base}/notes.txt")
+    assert "not fetched" not in teddy.ok(repo, "context").stdout
+    assert seen.requests == [("/notes.txt", None)]
+    refused = teddy.exits(1, repo, "context", "--allow-url", "file:///etc/passwd")
+    assert "error: not an http(s) URL" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_private_addresses_are_refused_unless_allowed(
