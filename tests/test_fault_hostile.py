@@ -21,6 +21,7 @@ import pexpect
 import pytest
 import requests
 
+from git_teddy.printable import json_printable, printable
 from git_teddy.web.addresses import address_problem
 from git_teddy.web.fetch import fetch_text, url_problem
 from git_teddy.web.guard import PublicOnlyAdapter
@@ -299,3 +300,13 @@ def test_hints_quote_what_they_name(
     for out in (paused, shown):
         assert f"git teddy resume '{HOSTILE_ID}'" in out, out
         assert f"resume {HOSTILE_ID}" not in out
+
+
+def test_printable_escapes_controls_as_git_quotes_paths() -> None:
+    assert printable("a\tb\nc\r\n") == "a\tb\nc\r\n"  # tabs, lines, CRLF kept
+    assert (
+        printable("\x1b]0;x\x07 \x9b \u202e \r!") == "\\033]0;x\\a \\302\\233 \\342\\200\\256 \\r!"
+    )
+    assert printable("a\tb\nc", one_line=True) == "a\\tb\\nc"
+    assert printable("naïve ✓ 日本") == "naïve ✓ 日本"
+    assert json_printable('"\x9b\u2066"') == '"\\u009b\\u2066"'

@@ -78,6 +78,8 @@ class _Server(ThreadingHTTPServer):
         self.reading = threading.Lock()  # one page made at a time: one reader of the store
         listened = self.server_address[1]
         self.hosts = {f"{HOST}:{listened}", f"localhost:{listened}"}
+        if listened == 80:  # a browser leaves the default port out
+            self.hosts |= {HOST, "localhost"}
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that disconnected or went silent is no error; anything else is."""
