@@ -23,8 +23,8 @@ class BadOptionValue(click.UsageError):
         self.hint = hint
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"error: {self.message}", err=True)
-        click.echo(f"hint: {self.hint}", err=True)
+        click.echo(f"error: {printable(self.message)}", err=True)
+        click.echo(f"hint: {printable(self.hint)}", err=True)
 
 
 def check_choice(option: str, value: str | None, choices: tuple[str, ...]) -> None:
@@ -106,7 +106,7 @@ def stats(group_by: str | None, as_json: bool) -> None:
             data["groups"] = [{group_by: k, **t.as_json()} for k, t in groups.items()]
         echo_json(data)
     else:
-        click.echo(stats_text(overall, groups, group_by))
+        click.echo(printable(stats_text(overall, groups, group_by)))
 
 
 @click.command()

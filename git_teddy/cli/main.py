@@ -77,6 +77,7 @@ def serve_cached_context(argv: list[str]) -> int | None:
     from pathlib import Path
 
     from git_teddy.planning.context_cache import lookup, parse_args
+    from git_teddy.printable import json_printable, printable
 
     try:
         parsed = parse_args(argv)
@@ -84,6 +85,7 @@ def serve_cached_context(argv: list[str]) -> int | None:
             return None
         session_spec, depth, as_json = parsed
         out = lookup(Path.cwd(), session_spec, depth, "json" if as_json else "text") + "\n"
+        out = json_printable(out) if as_json else printable(out)  # as the full command
         stream = sys.stdout
         if codecs.lookup(stream.encoding).name != "utf-8" or "\x1b" in out:
             return None  # click would re-encode or strip escape codes: let it

@@ -13,6 +13,7 @@ from git_teddy.errors import (
     EXIT_TURN_FAILED,
     EXIT_TURN_STOPPED,
 )
+from git_teddy.printable import json_printable, printable
 from git_teddy.session.workspace import open_workspace
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def plan(
         ui=TerminalUI(),
         pipeline=pipeline,
     )
-    click.echo("\n".join(planned.summary_lines()))
+    click.echo(printable("\n".join(planned.summary_lines())))
     click.echo("next: git teddy execute", err=True)
 
 
@@ -112,7 +113,8 @@ def context(session: str | None, context_depth: int, as_json: bool, allow: tuple
     answer = Answer(session_id, inputs.agent, inputs.encoding, resources, overview, inputs.pruned)
     if watch is not None:
         watch.remember(ws.repo.read_commit(inputs.base).tree, session, context_depth, answer)
-    click.echo(answer.render("json" if as_json else "text"))
+    text = answer.render("json" if as_json else "text")
+    click.echo(json_printable(text) if as_json else printable(text))
 
 
 @click.command()
@@ -276,7 +278,8 @@ def branch(
         alternative_to=original,
     )
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
-    click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {planned.plan.title}")
+    title = printable(planned.plan.title, one_line=True)
+    click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {title}")
     click.echo("next: git teddy execute", err=True)
 
 
@@ -297,4 +300,5 @@ def blame(target: str) -> None:
     rows = blame_lines(open_workspace(), path, int(line) if line else None)
     width = max((len(r.origin) for r in rows), default=0)
     for row in rows:
-        click.echo(f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}")
+        line = f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}"
+        click.echo(printable(line, one_line=True))
