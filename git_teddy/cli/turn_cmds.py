@@ -301,4 +301,4 @@ def blame(target: str) -> None:
     width = max((len(r.origin) for r in rows), default=0)
     for row in rows:
         line = f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}"
-        click.echo(printable(line, one_line=True))
+        click.echo(printable(line))  # a line of a file: its tabs kept
