@@ -45,9 +45,9 @@ class _Recording(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.seen.requests.append((self.path, self.headers.get("Authorization")))
-        if self.path == "/redirect":
+        if self.path in ("/redirect", "/loop"):
             self.send_response(302)
-            self.send_header("Location", "/notes.txt")
+            self.send_header("Location", "/notes.txt" if self.path == "/redirect" else "/loop")
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -187,6 +187,8 @@ def test_every_address_and_every_connection_is_checked(recording: tuple[str, See
         session.get(f"{base}/notes.txt", timeout=10)
     assert seen.requests == []
     assert fetch_text(f"{base}/redirect", allow_private=True).text == PAGE_TEXT
+    looping = fetch_text(f"{base}/loop", allow_private=True)
+    assert looping.text is None and looping.error == "too many redirects (more than 5)"
 
 
 # ---- 2. serve ----------------------------------------------------------------------------

@@ -134,12 +134,19 @@ def _session(allow_private: bool) -> Any:
 
 
 def _get(session: Any, url: str, timeout: float, allow_private: bool) -> Any:
-    """The response at the end of `url`'s redirects, each hop checked before it is asked."""
+    """The response at the end of `url`'s redirects, each hop checked before it is asked;
+    `timeout` bounds them all together."""
+    import requests
+
+    deadline = time.monotonic() + timeout
     for _ in range(MAX_REDIRECTS + 1):
         problem = url_problem(url, allow_private)
         if problem:
             raise Refused(problem)
-        response = session.get(url, timeout=timeout, stream=True, allow_redirects=False)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise requests.Timeout(f"timed out after {timeout:g} s")
+        response = session.get(url, timeout=left, stream=True, allow_redirects=False)
         if not response.is_redirect:
             return response
         response.close()
