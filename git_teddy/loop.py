@@ -9,6 +9,7 @@ top-level CONCLUDE, at a plan that stays invalid, at `max_turns` or `max_cost`, 
 Ctrl-C, which pauses the session.
 """
 
+import shlex
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -161,7 +162,8 @@ def finish_session(ws: Workspace, session: str) -> None:
 def pause(ws: Workspace, session: str, ui: UI) -> None:
     last = pause_session(ws, session)
     where = f" at turn {last}" if last else ""
-    ui.progress(f"\npaused session {session}{where}; resume with: git teddy resume {session}")
+    resume = f"git teddy resume {shlex.quote(session)}"
+    ui.progress(f"\npaused session {session}{where}; resume with: {resume}")
 
 
 def resume_context(ws: Workspace, session: str) -> list[str]:

@@ -458,6 +458,13 @@ FETCH_TIMEOUT = Integer(
     maximum=86_400,
     unit="seconds",
 )
+WEB_ALLOW_PRIVATE = Flag(
+    "teddy.web.allowPrivate",
+    "Whether URLs of the context and READ may reach loopback, private, link-local and "
+    "cloud-metadata addresses (an intranet wiki, a local server); by default only public "
+    "addresses are fetched, checked at every redirect.",
+    default=False,
+)
 REDACT_REQUESTS = Flag(
     "teddy.redactRequests",
     "Whether secrets are redacted from what the model is sent, as they are from every "
@@ -541,6 +548,7 @@ REGISTRY: tuple[Setting, ...] = (
     MAX_RESOURCE_BYTES,
     MAP_TOKENS,
     FETCH_TIMEOUT,
+    WEB_ALLOW_PRIVATE,
     REDACT_REQUESTS,
     APPLY,
     SIGN,

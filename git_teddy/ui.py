@@ -65,6 +65,11 @@ class UI(Protocol):
         """The person's reply to the model's CHAT_WITH_USER message (already shown); None
         for no reply."""
 
+    def approve_url(self, url: str, source: str) -> bool | None:
+        """Whether a URL nobody approved for the session yet (named by `source`, such as the
+        committed `.teddy/global.context`) may be fetched for it; None when there is nobody
+        to ask (no terminal, -y): the URL is then left out with a note."""
+
     def approve_apply(self) -> bool:
         """Whether the turn's result goes into the working tree (`teddy.apply=ask`)."""
 

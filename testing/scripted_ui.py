@@ -23,7 +23,8 @@ ANSWERS = {
 class ScriptedUI:
     """Answers come from the lists, in order: `actions` (a Decision, or y, n, a, q as typed),
     `memos` and `applies` (bool), `replies` (chat replies), `messages` (first and next
-    messages, "" to go on, None to stop) and `pastes` (the manual provider's replies)."""
+    messages, "" to go on, None to stop), `pastes` (the manual provider's replies) and
+    `urls` (whether to fetch a URL not approved yet; None: nobody to ask)."""
 
     actions: list[Decision | str] = field(default_factory=list)
     memos: list[bool] = field(default_factory=list)
@@ -31,6 +32,7 @@ class ScriptedUI:
     replies: list[str | None] = field(default_factory=list)
     messages: list[str | None] = field(default_factory=list)
     pastes: list[bytes] = field(default_factory=list)
+    urls: list[bool | None] = field(default_factory=list)  # fetch a URL nobody approved yet?
     unattended: bool = False
     shown: list[str] = field(default_factory=list)  # stdout lines on the CLI
     notes: list[str] = field(default_factory=list)  # progress lines (stderr on the CLI)
@@ -65,6 +67,9 @@ class ScriptedUI:
 
     def chat_reply(self) -> str | None:
         return self._next("reply", self.replies)
+
+    def approve_url(self, url: str, source: str) -> bool | None:
+        return self._next(f"url {url}", self.urls)
 
     def approve_apply(self) -> bool:
         return self._next("apply", self.applies)

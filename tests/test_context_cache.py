@@ -190,6 +190,8 @@ def test_urls_are_never_served_from_the_cache(
 ) -> None:
     project(repo, env)
     (repo / ".teddy" / "global.context").write_text(f"app.py\n{server}/notes.txt\n")
+    git(repo, env, "config", "teddy.web.allowPrivate", "true")  # the test server's address
+    context(teddy, repo, "--allow-url", f"{server}/notes.txt")
     outputs = [json.loads(context(teddy, repo, "--json")) for _ in range(3)]
     assert entries(repo) == []
     for data in outputs:

@@ -34,6 +34,9 @@ def test_golden_context_log(
     (side / "session.context").write_text(f"{server}/page\nmissing.txt\n")
     git(side, env, "commit", "-qam", "session context: the API docs")
     git(repo, env, "worktree", "remove", str(side))
+    # A URL edited in by hand is fetched once allowed for the session (a local server).
+    git(repo, env, "config", "teddy.web.allowPrivate", "true")
+    teddy.ok(repo, "context", "--allow-url", f"{server}/page")
 
     env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(tmp_path / "replies"))
     (tmp_path / "replies").mkdir()

@@ -24,6 +24,7 @@ def url_read(url: str) -> str:
 
 def test_read_url_and_research(repo: Path, teddy: Teddy, env: dict, server: str) -> None:
     git(repo, env, "config", "teddy.searchUrl", f"{server}/search")
+    git(repo, env, "config", "teddy.web.allowPrivate", "true")  # the test server's address
     session = start(repo, teddy, url_read(f"{server}/page"), research("git trailers", "worktrees"))
     teddy.ok(repo, "execute", "-y")
     read_log, research_log = report_of(repo, env, session)["action_logs"]
@@ -38,6 +39,7 @@ def test_read_url_and_research(repo: Path, teddy: Teddy, env: dict, server: str)
 def test_url_failure_and_research_without_endpoint(
     repo: Path, teddy: Teddy, env: dict, server: str
 ) -> None:
+    git(repo, env, "config", "teddy.web.allowPrivate", "true")  # the test server's address
     session = start(repo, teddy, url_read(f"{server}/gone"))
     teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     log = report_of(repo, env, session)["action_logs"][0]

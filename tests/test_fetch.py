@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from git_teddy.planning.web import fetch_text
+from git_teddy.web.fetch import fetch_text
 
 ARTICLE = """<!doctype html>
 <html><head><title>Kettles</title><style>body { color: red }</style>
@@ -124,7 +124,7 @@ def url(server: ThreadingHTTPServer, path: str) -> str:
 
 
 def test_html_is_reduced_to_its_main_text(server: ThreadingHTTPServer) -> None:
-    fetched = fetch_text(url(server, "/article"))
+    fetched = fetch_text(url(server, "/article"), allow_private=True)
     assert fetched.error is None and fetched.status == 200
     assert fetched.text is not None
     assert "bimetallic strip" in fetched.text and "citric acid" in fetched.text
@@ -135,7 +135,7 @@ def test_html_is_reduced_to_its_main_text(server: ThreadingHTTPServer) -> None:
 def test_page_without_main_content_falls_back_to_its_plain_text(
     server: ThreadingHTTPServer,
 ) -> None:
-    fetched = fetch_text(url(server, "/short"))
+    fetched = fetch_text(url(server, "/short"), allow_private=True)
     assert fetched.error is None
     assert fetched.text is not None and "Just a line." in fetched.text
     assert "<p>" not in fetched.text
@@ -153,32 +153,32 @@ def test_page_without_main_content_falls_back_to_its_plain_text(
     ],
 )
 def test_text_passes_through_unchanged(server: ThreadingHTTPServer, path: str, text: str) -> None:
-    fetched = fetch_text(url(server, path))
+    fetched = fetch_text(url(server, path), allow_private=True)
     assert (fetched.text, fetched.error, fetched.status) == (text, None, 200)
 
 
 @pytest.mark.parametrize(("path", "status"), [("/missing", 404), ("/boom", 500)])
 def test_http_errors_are_reported(server: ThreadingHTTPServer, path: str, status: int) -> None:
-    fetched = fetch_text(url(server, path))
+    fetched = fetch_text(url(server, path), allow_private=True)
     assert fetched.text is None and fetched.status == status
     assert fetched.error is not None and fetched.error.startswith(f"HTTP {status}")
 
 
 @pytest.mark.parametrize("path", ["/image.png", "/blob"])
 def test_binary_content_is_refused(server: ThreadingHTTPServer, path: str) -> None:
-    fetched = fetch_text(url(server, path))
+    fetched = fetch_text(url(server, path), allow_private=True)
     assert fetched.text is None and fetched.status == 200
     assert fetched.error is not None and "binary" in fetched.error
 
 
 def test_size_cap_cuts_the_text_and_says_so(server: ThreadingHTTPServer) -> None:
-    fetched = fetch_text(url(server, "/big"), max_bytes=100_000)
+    fetched = fetch_text(url(server, "/big"), max_bytes=100_000, allow_private=True)
     assert fetched.text == ("0123456789\n" * (BIG // 11))[:100_000]
     assert fetched.error == "cut at 100000 bytes (size cap)"
 
 
 def test_size_cap_stops_reading(server: ThreadingHTTPServer) -> None:
-    fetched = fetch_text(url(server, "/endless"), max_bytes=50_000)
+    fetched = fetch_text(url(server, "/endless"), max_bytes=50_000, allow_private=True)
     assert fetched.text is not None and len(fetched.text) == 50_000
     time.sleep(0.5)  # let the server notice the closed connection
     assert server.sent < BIG // 2  # type: ignore[attr-defined]
@@ -186,7 +186,8 @@ def test_size_cap_stops_reading(server: ThreadingHTTPServer) -> None:
 
 @pytest.mark.parametrize("path", ["/slow", "/trickle"])
 def test_timeout_bounds_the_whole_fetch(server: ThreadingHTTPServer, path: str) -> None:
-    fetched = fetch_text(url(server, path), timeout=0.5)  # both would answer after 3 s or more
+    # both would answer after 3 s or more
+    fetched = fetch_text(url(server, path), timeout=0.5, allow_private=True)
     assert fetched.text is None and fetched.error == "timed out after 0.5 s"
 
 
@@ -194,7 +195,7 @@ def test_connection_refused_is_an_error_not_an_exception() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed again below: nothing listens there
-    fetched = fetch_text(f"http://127.0.0.1:{port}/")
+    fetched = fetch_text(f"http://127.0.0.1:{port}/", allow_private=True)
     assert (fetched.text, fetched.status, fetched.error) == (None, None, "connection refused")
 
 

@@ -11,8 +11,8 @@ PACKAGE = Path(__file__).parent.parent / "git_teddy"
 
 # Bottom to top. A unit is a package or a module directly under git_teddy/.
 LAYERS: list[set[str]] = [
-    {"errors", "settings", "redact", "ui", "prompts", "artifacts", "faultpoint"},
-    {"gitstore", "llm"},
+    {"errors", "settings", "redact", "ui", "prompts", "artifacts", "faultpoint", "printable"},
+    {"gitstore", "llm", "web"},
     {"session", "index", "review"},
     {"planning", "execute", "workflow", "learn", "hooks"},
     {"loop"},

@@ -294,7 +294,7 @@ def test_an_unwritable_cache_folder_is_not_an_error(tmp_path: Path) -> None:
 def test_start_up_does_not_import_tiktoken_or_requests(tmp_path: Path) -> None:
     code = (
         "import sys, json\n"
-        "import git_teddy.planning.tokens, git_teddy.planning.web\n"
+        "import git_teddy.planning.tokens, git_teddy.web.fetch\n"
         "print(json.dumps(sorted(m for m in ('tiktoken', 'requests', 'trafilatura')"
         " if m in sys.modules)))\n"
     )

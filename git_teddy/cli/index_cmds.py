@@ -12,6 +12,7 @@ from git_teddy.index.query import GROUPINGS, grouped, select, totals
 from git_teddy.index.refresh import refresh
 from git_teddy.index.rows import STATUSES
 from git_teddy.index.views import list_table, session_json, stats_text
+from git_teddy.printable import printable
 
 
 class BadOptionValue(click.UsageError):
@@ -22,8 +23,8 @@ class BadOptionValue(click.UsageError):
         self.hint = hint
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"error: {self.message}", err=True)
-        click.echo(f"hint: {self.hint}", err=True)
+        click.echo(f"error: {printable(self.message)}", err=True)
+        click.echo(f"hint: {printable(self.hint)}", err=True)
 
 
 def check_choice(option: str, value: str | None, choices: tuple[str, ...]) -> None:
@@ -70,7 +71,7 @@ def list_sessions(
     elif not rows:
         click.echo(f"no session matches (there are {len(index.sessions)}; see `git teddy list`)")
     else:
-        click.echo(list_table(rows, index.timed_out))
+        click.echo(printable(list_table(rows, index.timed_out)))
 
 
 @click.command()
@@ -105,7 +106,7 @@ def stats(group_by: str | None, as_json: bool) -> None:
             data["groups"] = [{group_by: k, **t.as_json()} for k, t in groups.items()]
         echo_json(data)
     else:
-        click.echo(stats_text(overall, groups, group_by))
+        click.echo(printable(stats_text(overall, groups, group_by)))
 
 
 @click.command()

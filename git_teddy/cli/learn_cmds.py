@@ -2,6 +2,7 @@
 is in git_teddy.workflow, git_teddy.learn.cases and git_teddy.learn.export; here: reading logs, the
 model, the editor, files."""
 
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def codify(session: str, refine: bool, interactive: bool, output: Path | None, f
     if not log.phases:
         raise TeddyError(
             f"session {session} has no turns yet: nothing to codify",
-            f"plan and execute a turn first: `git teddy plan -s {session} -m ...`",
+            f"plan and execute a turn first: `git teddy plan -s {shlex.quote(session)} -m ...`",
         )
     linked = {sub.meta.session_id: sub for sub in _subagent_logs(ws, session, branch)}
     text = render_workflow(extract_workflow(log, ws.store.now().isoformat(), linked))

@@ -3,10 +3,13 @@ as coloured bars. Styles are ANSI codes that the caller's `click.echo` keeps or 
 git_teddy.cli.color decides (by default: kept on a terminal, dropped when piped)."""
 
 from collections.abc import Mapping
+from typing import TypeVar
 
 import click
+from pydantic import BaseModel
 
 from git_teddy.artifacts.sessionlog.model import Block, Callout, Phase, SessionLog, Tasks, ToolCalls
+from git_teddy.printable import printable
 
 CALLOUT_COLORS = {"decision": "yellow", "error": "red", "user": "cyan", "subagent": "magenta"}
 CALL_SIGNS = {
@@ -18,9 +21,31 @@ CALL_SIGNS = {
 TASK_SIGNS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 
 
+T = TypeVar("T")
+
+
+def escaped(value: T) -> T:
+    """`value` (a model, list, dict or text) with the control characters of every text in
+    it escaped (git_teddy.printable): the log's own styles are added after, its content's
+    never reach the terminal."""
+    if isinstance(value, str):
+        return printable(value)  # type: ignore[return-value]
+    if isinstance(value, BaseModel):
+        fields = type(value).model_fields
+        return value.model_copy(update={k: escaped(getattr(value, k)) for k in fields})
+    if isinstance(value, list):
+        return [escaped(item) for item in value]  # type: ignore[return-value]
+    if isinstance(value, dict):
+        return {key: escaped(item) for key, item in value.items()}  # type: ignore[return-value]
+    return value
+
+
 def display_log(log: SessionLog, embeds: Mapping[str, SessionLog] | None = None) -> str:
-    """The log; a subagent it embeds (`![[id]]`) is drawn in its callout from `embeds`."""
-    phases = [display_phase(p, embeds or {}) for p in log.phases]
+    """The log, its content escaped; a subagent it embeds (`![[id]]`) is drawn in its
+    callout from `embeds`."""
+    log = escaped(log)
+    embeds = {key: escaped(sub) for key, sub in (embeds or {}).items()}
+    phases = [display_phase(p, embeds) for p in log.phases]
     return "\n\n".join([display_meta(log), *phases]) + "\n"
 
 

@@ -1,5 +1,6 @@
 """`git teddy start|continue|resume`: the plan-act loop on a new or existing session."""
 
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -75,9 +76,10 @@ def _run(
     if outcome.error:
         raise outcome.error
     if outcome.reason == "waiting":
-        click.echo(f'answer with: git teddy continue -s {session} -m "YOUR REPLY"', err=True)
+        again = f"git teddy continue -s {shlex.quote(session)}"
+        click.echo(f'answer with: {again} -m "YOUR REPLY"', err=True)
     elif outcome.reason != "concluded":
-        click.echo(f"go on with: git teddy continue -s {session}", err=True)
+        click.echo(f"go on with: git teddy continue -s {shlex.quote(session)}", err=True)
 
 
 @click.command()
@@ -172,7 +174,8 @@ def pause(session: str | None) -> None:
     session_id = ws.store.resolve_session(session)
     point = pause_session(ws, session_id)
     where = f" at turn {point}" if point else " before its first turn"
-    click.echo(f"paused {session_id}{where}; resume with: git teddy resume {session_id}")
+    resume = f"git teddy resume {shlex.quote(session_id)}"
+    click.echo(f"paused {session_id}{where}; resume with: {resume}")
 
 
 @click.command()
@@ -185,4 +188,4 @@ def finish(session: str | None) -> None:
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
     finish_session(ws, session_id)
-    click.echo(f"finished {session_id}; reopen with: git teddy resume {session_id}")
+    click.echo(f"finished {session_id}; reopen with: git teddy resume {shlex.quote(session_id)}")

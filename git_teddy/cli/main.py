@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 def print_error(error: TeddyError) -> None:
     import click
 
-    click.echo(f"error: {error.message}", err=True)
+    from git_teddy.printable import printable  # a message may quote a teammate's session
+
+    click.echo(f"error: {printable(error.message)}", err=True)
     if error.hint:
         for line in error.hint.splitlines():
-            click.echo(f"hint: {line}", err=True)
+            click.echo(f"hint: {printable(line)}", err=True)
 
 
 def print_usage_error(error: "click.UsageError") -> None:
@@ -100,6 +102,7 @@ def serve_cached_context(argv: list[str]) -> int | None:
     from pathlib import Path
 
     from git_teddy.planning.context_cache import lookup, parse_args
+    from git_teddy.printable import json_printable, printable
 
     try:
         parsed = parse_args(argv)
@@ -107,6 +110,7 @@ def serve_cached_context(argv: list[str]) -> int | None:
             return None
         session_spec, depth, as_json = parsed
         out = lookup(Path.cwd(), session_spec, depth, "json" if as_json else "text") + "\n"
+        out = json_printable(out) if as_json else printable(out)  # as the full command
         stream = sys.stdout
         if codecs.lookup(stream.encoding).name != "utf-8" or "\x1b" in out:
             return None  # click would re-encode or strip escape codes: let it

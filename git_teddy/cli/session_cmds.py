@@ -1,12 +1,15 @@
 """`git teddy new|show|log|saved|push|fetch|delete`: create, read, share and delete
 sessions."""
 
+import shlex
+
 import click
 
 from git_teddy.cli.color import color_option
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
+from git_teddy.printable import printable
 from git_teddy.session import views
 from git_teddy.session.workspace import open_workspace
 from git_teddy.settings import CHANNEL, IDLE_TIMEOUT
@@ -45,7 +48,7 @@ def show(target: str | None, as_json: bool) -> None:
         if as_json:
             echo_json(views.turn_json(ref.session, ref.turn, commits, files))
         else:
-            click.echo(views.turn_text(ref.session, ref.turn, commits, files))
+            click.echo(printable(views.turn_text(ref.session, ref.turn, commits, files)))
         return
     from git_teddy.cli.color import use_color
     from git_teddy.cli.log_display import display_log
@@ -63,7 +66,7 @@ def show(target: str | None, as_json: bool) -> None:
         log_data = log.model_dump() if log else None
         echo_json({**summary.model_dump(), "turn_list": turn_list, "log": log_data})
         return
-    click.echo(views.session_text(summary, turns, store.branch_ref(session, "main")))
+    click.echo(printable(views.session_text(summary, turns, store.branch_ref(session, "main"))))
     if log:
         embeds = store.read_subagent_logs(log)  # teddy.subagentMode=embed: shown in place
         click.echo("\n" + display_log(log, embeds), nl=False, color=use_color())
@@ -83,7 +86,7 @@ def log(session: str | None, as_json: bool) -> None:
         echo_json([commit.model_dump() for commit in store.turn_commits(session_id)])
     else:
         turns = store.turns(session_id)
-        click.echo(views.turn_graph(session_id, turns, store.branches(session_id)))
+        click.echo(printable(views.turn_graph(session_id, turns, store.branches(session_id))))
 
 
 @click.command()
@@ -139,7 +142,7 @@ def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
         click.echo(
             "hint: its branches came by plain git (git push --all, git clone), which leaves"
             " snapshots behind;\nhint: whoever made the session shares them with `git teddy"
-            f" push`, then run `git teddy fetch {done.remote}` again",
+            f" push`, then run `git teddy fetch {shlex.quote(done.remote)}` again",
             err=True,
         )
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from git_teddy.errors import TeddyError
+from git_teddy.printable import printable
 from git_teddy.ui import UI, Decision, Interrupted
 
 if TYPE_CHECKING:  # pydantic models: `git teddy -h` imports this module, and stays fast
@@ -54,10 +55,10 @@ class _Console:
 
     def progress(self, text: str) -> None:
         if not _quiet():
-            click.echo(text, err=True)
+            click.echo(printable(text), err=True)
 
     def show(self, text: str) -> None:
-        click.echo(text)
+        click.echo(printable(text))  # plans and reports quote the model and the session
 
     def step(self, text: str) -> None:
         if not _quiet():
@@ -118,6 +119,13 @@ class TerminalUI(_Console):
             reply: str = click.prompt("Your reply (empty to skip)", default="", show_default=False)
         return reply.strip() or None
 
+    def approve_url(self, url: str, source: str) -> bool | None:
+        if not _has_terminal():
+            return None
+        click.echo(f"{printable(source)} names {printable(url)}, not fetched for this session yet.")
+        with _asking():
+            return click.confirm("Fetch it (without your credentials)?", default=False)
+
     def approve_apply(self) -> bool:
         with _asking():
             return click.confirm("Apply the result to your working tree?", default=True)
@@ -164,6 +172,9 @@ class UnattendedUI(_Console):
         if not line.strip() and not self.replies:
             self.progress("note: no reply on stdin; answer the model: `git teddy plan -m REPLY`")
         return line.strip() or None
+
+    def approve_url(self, url: str, source: str) -> bool | None:
+        return None  # -y approves the model's actions, not what a context file names
 
     def approve_apply(self) -> bool:
         return True

@@ -9,10 +9,11 @@ from typing import Any
 import click
 
 from git_teddy.errors import TeddyError
+from git_teddy.printable import json_printable
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(json_printable(json.dumps(data, indent=2, ensure_ascii=False)))
 
 
 def read_text(file: str) -> str:

@@ -13,6 +13,7 @@ from git_teddy.errors import (
     EXIT_TURN_FAILED,
     EXIT_TURN_STOPPED,
 )
+from git_teddy.printable import json_printable, printable
 from git_teddy.session.workspace import open_workspace
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def plan(
         ui=TerminalUI(),
         pipeline=pipeline,
     )
-    click.echo("\n".join(planned.summary_lines()))
+    click.echo(printable("\n".join(planned.summary_lines())))
     click.echo("next: git teddy execute", err=True)
 
 
@@ -84,23 +85,36 @@ def plan(
     help="Include the artifacts of N more earlier turns, as plan would.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def context(session: str | None, context_depth: int, as_json: bool) -> None:
-    """Show the resources the next turn's model would get, with token counts; no model call."""
+@click.option(
+    "--allow-url",
+    "allow",
+    multiple=True,
+    metavar="URL",
+    help="Allow URL to be fetched for the session (one the context names but nobody approved "
+    "for it yet: from .teddy/global.context or a teammate's session); repeatable.",
+)
+def context(session: str | None, context_depth: int, as_json: bool, allow: tuple[str]) -> None:
+    """Show the resources the next turn's model would get, with token counts; no model call.
+    A URL is fetched only once approved for the session; the others are "not fetched yet"."""
     from git_teddy.planning.context_cache import Answer, Watch
     from git_teddy.planning.turn import context_preview
+    from git_teddy.planning.url_approval import check_url
 
     # Answers are cached (git_teddy.planning.context_cache, looked up before click even loads):
     # watch what this one depends on from before anything is read, to store it if nothing moved.
     watch = Watch.start(Path.cwd())
     ws = open_workspace()
     session_id = ws.store.resolve_session(session)
+    if allow:
+        ws.repo.layout.approve_urls(session_id, [check_url(url) for url in allow])
     inputs = context_preview(ws, session_id, context_depth)
     resources = [(r.name, r.tokens, r.note) for r in inputs.resources]
     overview = (inputs.overview.text or "", inputs.overview.tokens) if inputs.overview else ("", 0)
     answer = Answer(session_id, inputs.agent, inputs.encoding, resources, overview, inputs.pruned)
     if watch is not None:
         watch.remember(ws.repo.read_commit(inputs.base).tree, session, context_depth, answer)
-    click.echo(answer.render("json" if as_json else "text"))
+    text = answer.render("json" if as_json else "text")
+    click.echo(json_printable(text) if as_json else printable(text))
 
 
 @click.command()
@@ -264,7 +278,8 @@ def branch(
         alternative_to=original,
     )
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
-    click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {planned.plan.title}")
+    title = printable(planned.plan.title, one_line=True)
+    click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {title}")
     click.echo("next: git teddy execute", err=True)
 
 
@@ -285,4 +300,5 @@ def blame(target: str) -> None:
     rows = blame_lines(open_workspace(), path, int(line) if line else None)
     width = max((len(r.origin) for r in rows), default=0)
     for row in rows:
-        click.echo(f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}")
+        line = f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}"
+        click.echo(printable(line))  # a line of a file: its tabs kept

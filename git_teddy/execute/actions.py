@@ -29,6 +29,7 @@ from git_teddy.artifacts.plan.models import (
 from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.runner import isolated_environ
 from git_teddy.ui import UI
+from git_teddy.web.fetch import probe
 
 HTTP_TIMEOUT = 20.0
 
@@ -51,6 +52,8 @@ class ActionEnv:
     ui: UI  # the model's questions (CHAT_WITH_USER) go to the person through it
     on_child: Callable[[int | None], None] = lambda _pgid: None
     environ: dict[str, str] = field(default_factory=dict)  # added to EXECUTE commands' own
+    allow_private: bool = False  # teddy.web.allowPrivate
+    approve_url: Callable[[str], None] = lambda _url: None  # a READ URL, for the session
 
 
 def params_of(action: Action) -> dict[str, Any]:
@@ -215,19 +218,20 @@ def _read(action: Read, env: ActionEnv) -> Outcome:
             return Outcome(False, message, {"error": message})
         size = path.stat().st_size
         return Outcome(True, f"{action.resource} ({size} bytes) added to the next turn's context")
-    import requests  # only URLs need it; keep start-up light
+    return _read_url(action.resource, env)
 
-    try:
-        response = requests.get(action.resource, timeout=HTTP_TIMEOUT, stream=True)
-        response.close()
-    except requests.RequestException as error:
-        return Outcome(False, f"could not fetch {action.resource}: {error}", {"error": str(error)})
-    if response.status_code >= 400:
-        message = f"{action.resource} answered HTTP {response.status_code}"
+
+def _read_url(url: str, env: ActionEnv) -> Outcome:
+    """A READ of a URL: fetched as context URLs are (web/fetch.py), then approved for the
+    session, since the user approved the action."""
+    status, error = probe(url, HTTP_TIMEOUT, env.allow_private)
+    if status is None:
+        return Outcome(False, f"could not fetch {url}: {error}", {"error": str(error)})
+    if status >= 400:
+        message = f"{url} answered HTTP {status}"
         return Outcome(False, message, {"error": message})
-    return Outcome(
-        True, f"{action.resource} (HTTP {response.status_code}) added to the next turn's context"
-    )
+    env.approve_url(url)
+    return Outcome(True, f"{url} (HTTP {status}) added to the next turn's context")
 
 
 def _research(action: Research, env: ActionEnv) -> Outcome:

@@ -1,6 +1,7 @@
 """`git teddy execute`: run the pending plan of a session in a scratch worktree, snapshot
 the result, write the report commit, and bring the result into the user's working tree."""
 
+import shlex
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,7 +41,14 @@ from git_teddy.session.turns import (
     record_report,
 )
 from git_teddy.session.workspace import Workspace
-from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
+from git_teddy.settings import (
+    APPLY,
+    EXECUTE_OUTPUT_CAP,
+    EXECUTE_TIMEOUT,
+    SEARCH_URL,
+    WEB_ALLOW_PRIVATE,
+    WORKTREE_LINK,
+)
 from git_teddy.ui import UI, Decision
 
 if TYPE_CHECKING:
@@ -294,7 +302,8 @@ def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> No
         raise TeddyError(
             f"the plan of turn {turn.turn} writes inside a submodule:\n"
             + format_problems(problems),
-            f"plan it again without those writes: `git teddy branch {turn.turn} -m MESSAGE`; "
+            "plan it again without those writes: "
+            f"`git teddy branch {shlex.quote(turn.turn)} -m MESSAGE`; "
             "to change a submodule, run git teddy in its own repository",
         )
 
@@ -457,6 +466,7 @@ def _run_plan(ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: Jou
 def _run_steps(
     ws: Workspace,
     ui: UI,
+    session: str,
     plan: Plan,
     journal: JournalFile,
     root: Path,
@@ -474,6 +484,8 @@ def _run_steps(
         output_cap=ws.settings.integer(EXECUTE_OUTPUT_CAP),
         search_url=ws.settings.text(SEARCH_URL) or None,
         ui=ui,
+        allow_private=ws.settings.flag(WEB_ALLOW_PRIVATE),
+        approve_url=lambda url: ws.repo.layout.approve_urls(session, [url]),
     )
     if worktree is not None:
         env.on_child = worktree.record_child
@@ -487,7 +499,7 @@ def _run_on_files(
     """A plan without commands on the files it names; its result is a commit of the base
     tree with the files it changed (no worktree: nothing to reset, scan or stage)."""
     with _recorded_if_failing(ws, turn, journal):
-        _run_steps(ws, ui, plan, journal, files.root, files.state)
+        _run_steps(ws, ui, turn.session, plan, journal, files.root, files.state)
         tree, base = files.state(), turn.record.base_snapshot
         snapshot = base
         if tree != ws.repo.tree_of(base):
@@ -515,7 +527,7 @@ def _run_in_worktree(
         notes = [*worktree.notes]
         if journal.journal.tree:
             worktree.restore_state(journal.journal.tree)
-        _run_steps(ws, ui, plan, journal, worktree.path, worktree.state, worktree)
+        _run_steps(ws, ui, turn.session, plan, journal, worktree.path, worktree.state, worktree)
         lost = _lost_submodule_changes(worktree)
         snapshot = _snapshot(ws.store, worktree, turn.record.base_snapshot, turn.turn)
     for note in lost:

@@ -30,6 +30,10 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       sessions/<id>/claim      held (flock) by the `plan` or `execute` working on the session
       sessions/<id>/journal-<turn>.json  an `execute` in progress: what is done, so a run
                                killed midway is resumed, never repeated (execute.journal)
+      sessions/<id>/approved-urls  the URLs you allowed to be fetched for the session, a
+                               line each (`git teddy add`, a READ you approved, a yes at
+                               `plan`, `git teddy context --allow-url`): local on purpose, so
+                               no teammate's session can bring its own approvals
       sessions/<id>/plans/<turn>.md
                                a pending plan as the model wrote it, when its commit holds
                                it redacted: what execute runs; removed once it has run
@@ -259,6 +263,25 @@ class Layout:
     def original_plan(self, session: str, turn: str) -> Path:
         """The unredacted plan of a pending turn (turn names are unique in a session)."""
         return self.sessions / session / "plans" / f"{turn}.md"
+
+    def approved_urls_file(self, session: str) -> Path:
+        return self.sessions / session / "approved-urls"
+
+    def approved_urls(self, session: str) -> set[str]:
+        """The URLs allowed for the session (none when the file is missing or unreadable)."""
+        try:
+            text = self.approved_urls_file(session).read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return set()
+        return {line.strip() for line in text.splitlines() if line.strip()}
+
+    def approve_urls(self, session: str, urls: Collection[str]) -> None:
+        """Add `urls` to the session's allowed URLs."""
+        known = self.approved_urls(session)
+        if set(urls) <= known:
+            return
+        text = "".join(f"{url}\n" for url in sorted(known | set(urls)))
+        self._write(self.approved_urls_file(session), text, "the session's allowed URLs")
 
     def read_marker(self, session: str) -> str | None:
         """The session's branch marker as written, None when there is none."""

@@ -21,6 +21,7 @@ a checksum: a damaged entry is a miss.
 import functools
 import json
 import os
+import shlex
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -191,7 +192,7 @@ class Answer:
             lines.append(f"{self.overview_tokens:>8}  (system information and repository map)")
         lines += [
             f"{'pruned':>8}  {name}  (excluded for this session: READ it or "
-            f"`git teddy add {name}` to bring it back)"
+            f"`git teddy add {shlex.quote(name)}` to bring it back)"
             for name in self.pruned
         ]
         summary = f"{len(self.resources)} resources, {self.encoding}, agent {self.agent}"

@@ -9,6 +9,7 @@ file that looks like a secret, an entry to drop that the context does not have.
 """
 
 import fnmatch
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def _check_addable(ws: Workspace, entry: str, files: list[str]) -> None:
     if not GLOB_CHARS & set(entry) and entry not in named:
         raise TeddyError(
             f"{entry} is a folder",
-            f"add its files with a glob: `git teddy add '{entry}/*'`",
+            f"add its files with a glob: `git teddy add {shlex.quote(entry + '/*')}`",
         )
     for path in named:
         if has_secret_name(path, globs) or has_secret_content(top / path):
@@ -133,6 +134,8 @@ def add_context(ws: Workspace, session: str, items: list[str], to_global: bool) 
     files = _worktree_files(ws, session)
     for entry in entries:
         _check_addable(ws, entry, files)
+    # the user added them: approved for the session (url_approval; not for other sessions)
+    ws.repo.layout.approve_urls(session, [e for e in entries if is_url(e)])
     if to_global:
         text = _read_global(ws)
         after = parse_context(text)

@@ -1,6 +1,7 @@
 """`git teddy plan`: assemble the context, ask the model, validate (re-prompting with the
 problems), and record the turn. `git teddy context` shows the same context without a model."""
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -68,7 +69,7 @@ from git_teddy.planning.pipelines import (
 )
 from git_teddy.planning.repomap import repository_overview
 from git_teddy.planning.tokens import TokenCounter
-from git_teddy.planning.web import fetch_text
+from git_teddy.planning.url_approval import UrlGate
 from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.claims import claim_session
 from git_teddy.session.store import redact_files
@@ -90,8 +91,10 @@ from git_teddy.settings import (
     MAX_RETRIES,
     REDACT_REQUESTS,
     TOKENIZER,
+    WEB_ALLOW_PRIVATE,
 )
 from git_teddy.ui import UI
+from git_teddy.web.fetch import fetch_text
 
 REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
 
@@ -167,13 +170,30 @@ def _project_resources(
     return [resources[path] for path in paths]
 
 
-def _url_resource(ws: Workspace, url: str, counter: TokenCounter) -> Resource:
+def _url_resource(
+    ws: Workspace, url: str, counter: TokenCounter, gate: UrlGate, source: str
+) -> Resource:
+    refusal = gate.refusal(url, source)
+    if refusal is not None:
+        return Resource(url, 0, None, refusal)
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
     timeout = float(ws.settings.integer(FETCH_TIMEOUT))
-    fetched = fetch_text(url, timeout=timeout, max_bytes=cap)
+    private = ws.settings.flag(WEB_ALLOW_PRIVATE)
+    fetched = fetch_text(url, timeout=timeout, max_bytes=cap, allow_private=private)
     if fetched.text is None:
         return Resource(url, 0, None, f"could not be fetched: {fetched.error}")
     return Resource(url, counter.count(fetched.text), fetched.text, fetched.error)
+
+
+LAYER_NAMES = ("the committed .teddy/global.context", "the session's session.context")
+
+
+def _source(url: str, layers: list[list[str]]) -> str:
+    """Which level of the cascade names `url`, for the question asked about it."""
+    for name, layer in zip(LAYER_NAMES, layers, strict=False):
+        if url in layer:
+            return name
+    return "the turn's context (turn.context)"
 
 
 def _completed_turns(ws: Workspace, session: str, branch: str) -> list[str]:
@@ -243,13 +263,15 @@ def gather_inputs(
     turn_context: list[str] | None = None,
     message: str = "",
     replaced: TurnRecord | None = None,
+    ui: UI | None = None,
 ) -> TurnInputs:
     """`turn_context` replaces the layer the previous turn would give, and `replaced` names
     the turn whose agent plans again (both for a conversation branch); `message` (the
     user's) puts the files it names first in the repository map. After an INVOKE the
     invoked agent starts on the handoff resources (spec 004 5.7): neither the invoker's
     turn layer nor its history is carried over; the project's and the session's layers,
-    which every agent of the session shares, stay."""
+    which every agent of the session shares, stay. A URL is fetched only once approved for
+    the session; `ui` is asked about the others (none: they are left out with a note)."""
     repo, store = ws.repo, ws.store
     tree = repo.read_commit(base).tree
     previous_entries, report = _previous_layer(ws, session, branch)
@@ -283,9 +305,11 @@ def gather_inputs(
     paths = [n for n in names if not is_url(n) and not is_session_ref(n)]
     by_name = {r.name: r for r in _project_resources(ws, tree, paths, counter, with_text)}
 
+    gate = UrlGate.of(repo.layout, session, ui)
+
     def resource(name: str) -> Resource:
         if is_url(name):
-            return _url_resource(ws, name, counter)
+            return _url_resource(ws, name, counter, gate, _source(name, layers))
         if is_session_ref(name):
             return _session_resource(ws, session_tree, name, counter)
         return by_name[name]
@@ -501,6 +525,7 @@ def _plan_on(
         turn_context=context,
         message=message,
         replaced=original,
+        ui=ui,
     )
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
@@ -582,7 +607,7 @@ def _moved_meanwhile(
         f"{moved.message}: the session branch {branch} moved while this plan was made, so it "
         "was not recorded",
         f"the model's reply is kept in {last}; look at the session (`git teddy log`), then "
-        f"record it with `git teddy plan -m MSG --from-file {last}`",
+        f"record it with `git teddy plan -m MSG --from-file {shlex.quote(str(last))}`",
     )
 
 

@@ -6,6 +6,7 @@ A turn's base is the snapshot its turn.yaml names (the user's files when it was 
 its result is the `Teddy-Snapshot` of its report commit (session/restore.py turn_snapshot).
 """
 
+import shlex
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import TURN_RECORD
@@ -35,7 +36,7 @@ def diff_ends(store: SessionStore, spec: str, applied: bool = False) -> DiffEnds
         if applied:
             raise TeddyError(
                 "--applied takes one turn, not a range",
-                f"give one turn: `git teddy diff --applied {rest.partition('..')[0]}`",
+                f"give one turn: `git teddy diff --applied {shlex.quote(rest.partition('..')[0])}`",
             )
         left, _, right = rest.partition("..")
         if not left or not right:
@@ -70,7 +71,7 @@ def _executed(store: SessionStore, ref: TurnRef) -> str:
         raise TeddyError(
             f"turn {ref.turn} of session {ref.session} has no report yet, so it changed nothing",
             f"execute it with `git teddy execute`, or see its plan: `git teddy show "
-            f"{ref.session}/{ref.turn}`",
+            f"{shlex.quote(f'{ref.session}/{ref.turn}')}`",
         ) from None
 
 
@@ -110,5 +111,5 @@ def _saved_when_applied(store: SessionStore, ref: TurnRef) -> str:
     raise TeddyError(
         f"turn {ref.turn} of session {ref.session} was not applied to your files, so there"
         " were no edits of yours to merge it with",
-        f"see what the turn changed: `git teddy diff {ref.session}/{ref.turn}`",
+        f"see what the turn changed: `git teddy diff {shlex.quote(f'{ref.session}/{ref.turn}')}`",
     )

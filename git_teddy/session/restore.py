@@ -10,6 +10,7 @@ names the saved state, so the next command tells the user about it if this one w
 """
 
 import re
+import shlex
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import TURN_RECORD
@@ -166,7 +167,7 @@ def told_saved_state(ws: Workspace, session: str) -> None:
 
 
 def restore_command(session: str, saved: str) -> str:
-    return f"git teddy restore -s {session} {saved[:SHORT]}"
+    return f"git teddy restore -s {shlex.quote(session)} {saved[:SHORT]}"
 
 
 def interrupted_note(placing: Placing) -> str:

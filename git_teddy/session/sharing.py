@@ -16,6 +16,7 @@ branch it can see, however the branch came, and names the ones the remote lacks 
 """
 
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -92,7 +93,8 @@ def push_sessions(
         if "[rejected]" in output or "non-fast-forward" in output or "fetch first" in output:
             raise TeddyError(
                 f"{name} has turns of these sessions that you do not have; nothing was overwritten",
-                f"run `git teddy fetch {name}`, then go on from their latest turn (it shows in "
+                f"run `git teddy fetch {shlex.quote(name)}`, then go on from their latest turn "
+                "(it shows in "
                 "`git teddy log`) or keep yours on a branch: `git teddy branch <turn> -m ...`",
             )
         raise TeddyError(
@@ -186,7 +188,7 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
     if absent := [s for s in sessions if s not in now]:
         raise TeddyError(
             f"{name} has no session {', '.join(absent)}",
-            f"give full session ids; `git teddy fetch {name}` brings every session",
+            f"give full session ids; `git teddy fetch {shlex.quote(name)}` brings every session",
         )
     checked = sessions or now
     missing = {s: found for s in checked if (found := missing_snapshots(ws, s))}

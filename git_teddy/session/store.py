@@ -11,6 +11,7 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
 
 import hashlib
 import random
+import shlex
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -352,7 +353,7 @@ class SessionStore:
         if tip is None:
             raise TeddyError(
                 f"the branch of turn {ref.turn} ({ref.branch}) no longer exists",
-                f"list the session's branches with `git teddy show {ref.session}`",
+                f"list the session's branches with `git teddy show {shlex.quote(ref.session)}`",
             )
         tree = self.repo.read_commit(tip).tree
         files: dict[str, bytes] = {}
@@ -389,7 +390,7 @@ class SessionStore:
         if tip is None:
             raise TeddyError(
                 f"session {session} has no branch {branch!r}",
-                f"see its branches with `git teddy show {session}`",
+                f"see its branches with `git teddy show {shlex.quote(session)}`",
             )
         last = self.last_turn_trailers(session, branch).get("Teddy-Turn")
         depth = turn_depth(last) + 1 if last else 1
@@ -419,7 +420,7 @@ class SessionStore:
         if tip is None:
             raise TeddyError(
                 f"session {session} has no branch {branch!r}",
-                f"see its branches with `git teddy show {session}`",
+                f"see its branches with `git teddy show {shlex.quote(session)}`",
             )
         if since is not None and tip != since:
             raise ConcurrentUpdateError(
@@ -526,7 +527,7 @@ class SessionStore:
             f"session {session} is damaged: {path} in commit {short} ({branch}) "
             f"is not what git-teddy wrote: {problem}",
             f"fix {path} in a new commit on {ref}, or {drop}, "
-            f"or delete the session: `git teddy delete {session}`",
+            f"or delete the session: `git teddy delete {shlex.quote(session)}`",
         )
 
     def _commit_that_wrote(self, tip: str, path: str) -> CommitInfo:

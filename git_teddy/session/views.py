@@ -1,5 +1,6 @@
 """Plain-text and JSON views of sessions and turns for the CLI (pure)."""
 
+import shlex
 from typing import Any
 
 from git_teddy.artifacts.names import MAIN_BRANCH
@@ -50,7 +51,8 @@ def status_line(summary: SessionSummary) -> str:
         return summary.status
     why = f"idle since {summary.last_active}; " if summary.timed_out else ""
     return (
-        f"paused at turn {summary.resume_point} ({why}resume with: git teddy resume {summary.id})"
+        f"paused at turn {summary.resume_point} "
+        f"({why}resume with: git teddy resume {shlex.quote(summary.id)})"
     )
 
 

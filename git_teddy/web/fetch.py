@@ -1,14 +1,26 @@
 """Fetch a URL as text for a model's context: HTML reduced to its readable text, plain text
 and markdown as they are, anything binary refused. Network problems come back as `error`,
-never as exceptions, so one bad URL never aborts assembling a context."""
+never as exceptions, so one bad URL never aborts assembling a context.
+
+Fetched as a careful browser extension would (DESIGN.md section 3): http(s) only, no
+credentials (no `~/.netrc`, nothing from the environment: a session with `trust_env` off),
+no proxy (the address checked must be the address connected to; a proxy would resolve the
+name itself), redirects followed here, at most MAX_REDIRECTS, each new address checked.
+Unless `allow_private` (teddy.web.allowPrivate), every address a host resolves to must be
+public (no loopback, private, link-local, shared or metadata range), and so must the
+address each connection is actually made to, which a DNS answer changed between the check
+and the connection (rebinding) cannot get past."""
 
 import re
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from git_teddy import __version__
+from git_teddy.web.addresses import PRIVATE_HINT, Refused, address_problem
 
 CHUNK = 64 * 1024
 SNIFF_BYTES = 8000
@@ -26,6 +38,7 @@ TEXT_TYPES = {
     "application/sql",
 }
 UNKNOWN_TYPES = {"", "application/octet-stream", "binary/octet-stream"}  # decided by sniffing
+MAX_REDIRECTS = 5
 
 
 @dataclass(frozen=True)
@@ -36,7 +49,9 @@ class Fetched:
     status: int | None  # the HTTP status, when a response came back
 
 
-def fetch_text(url: str, timeout: float = 20, max_bytes: int = 2_000_000) -> Fetched:
+def fetch_text(
+    url: str, timeout: float = 20, max_bytes: int = 2_000_000, allow_private: bool = False
+) -> Fetched:
     """GET `url` and return its text; `timeout` bounds the whole fetch, not just each read."""
     if not re.match(r"https?://", url, re.IGNORECASE):
         return Fetched(url, None, "only http and https URLs are fetched", None)
@@ -44,19 +59,99 @@ def fetch_text(url: str, timeout: float = 20, max_bytes: int = 2_000_000) -> Fet
     import urllib3
 
     deadline = time.monotonic() + timeout
-    headers = {
-        "User-Agent": f"git-teddy/{__version__}",
-        "Accept": "text/html, text/markdown, text/plain;q=0.9, */*;q=0.5",
-    }
     try:
-        with requests.get(url, headers=headers, timeout=timeout, stream=True) as response:
+        with (
+            _session(allow_private) as session,
+            _get(session, url, timeout, allow_private) as response,
+        ):
             return _read_response(url, response, deadline, timeout, max_bytes)
+    except Refused as exc:
+        return Fetched(url, None, str(exc), None)
     except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
         # Reads past the headers raise urllib3's errors (or requests' ConnectionError wrapping
         # a read timeout), so timeouts are recognised by their message too.
         if isinstance(exc, requests.Timeout) or "timed out" in str(exc):
             return Fetched(url, None, f"timed out after {timeout:g} s", None)
         return Fetched(url, None, _describe(exc), None)
+
+
+def probe(url: str, timeout: float, allow_private: bool = False) -> tuple[int | None, str | None]:
+    """Whether `url` answers, fetched as `fetch_text` fetches (its body unread): (the HTTP
+    status, None) or (None, why not)."""
+    import requests
+    import urllib3
+
+    try:
+        with _session(allow_private) as session, _get(session, url, timeout, allow_private) as got:
+            return int(got.status_code), None
+    except Refused as exc:
+        return None, str(exc)
+    except (requests.RequestException, urllib3.exceptions.HTTPError, OSError) as exc:
+        return None, _describe(exc)
+
+
+def url_problem(url: str, allow_private: bool) -> str | None:
+    """Why `url` may not be fetched (not http(s), a host resolving to an address that is not
+    public); None when it may. A name that does not resolve is left to the fetch to report."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return f"only http and https URLs are fetched, not {url}"
+    if allow_private:
+        return None
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, ValueError, UnicodeError):
+        return None
+    for *_, address in found:
+        problem = address_problem(str(address[0]))
+        if problem:
+            same = parts.hostname == str(address[0])
+            return problem if same else f"{parts.hostname}: {problem}"
+    return None
+
+
+def _session(allow_private: bool) -> Any:
+    """A requests session that sends no credentials and uses no proxy (`trust_env` off), and
+    whose connections refuse addresses that are not public (unless `allow_private`)."""
+    import requests
+
+    from git_teddy.web.guard import PublicOnlyAdapter
+
+    session = requests.Session()
+    session.trust_env = False  # no ~/.netrc, no *_PROXY, no REQUESTS_CA_BUNDLE
+    session.max_redirects = MAX_REDIRECTS
+    session.headers.update(
+        {
+            "User-Agent": f"git-teddy/{__version__}",
+            "Accept": "text/html, text/markdown, text/plain;q=0.9, */*;q=0.5",
+        }
+    )
+    if not allow_private:
+        session.mount("http://", PublicOnlyAdapter())
+        session.mount("https://", PublicOnlyAdapter())
+    return session
+
+
+def _get(session: Any, url: str, timeout: float, allow_private: bool) -> Any:
+    """The response at the end of `url`'s redirects, each hop checked before it is asked;
+    `timeout` bounds them all together."""
+    import requests
+
+    deadline = time.monotonic() + timeout
+    for _ in range(MAX_REDIRECTS + 1):
+        problem = url_problem(url, allow_private)
+        if problem:
+            raise Refused(problem)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise requests.Timeout(f"timed out after {timeout:g} s")
+        response = session.get(url, timeout=left, stream=True, allow_redirects=False)
+        if not response.is_redirect:
+            return response
+        response.close()
+        url = urljoin(url, response.headers["Location"])
+    raise Refused(f"too many redirects (more than {MAX_REDIRECTS})")
 
 
 def _read_response(
@@ -159,6 +254,8 @@ def _html_text(body: bytes, url: str) -> str:
 def _describe(exc: Exception) -> str:
     """A one-line cause a user can act on, instead of urllib3's nested repr."""
     text = str(exc)
+    if PRIVATE_HINT in text:  # refused by the connection's own check, wrapped by urllib3
+        return f"the connection reached an address that is {PRIVATE_HINT}"
     for marker, meaning in (
         ("Connection refused", "connection refused"),
         ("Failed to resolve", "host name could not be resolved"),
