@@ -12,6 +12,7 @@ drives a process by signals or a terminal. `make check` runs the tests that are 
 from collections.abc import Iterator
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 from testing import tiers
@@ -19,6 +20,12 @@ from testing.commands import Teddy, teddy_executable
 from testing.repos import commit_files, sealed_git_repo
 from testing.sealed import sealed_env
 from testing.session_story import Story, copy_story, play_story
+
+
+# Hypothesis times each example (200 ms by default): on a loaded machine that fails good code.
+# No deadline anywhere; a bound on speed belongs to benchmarks/.
+hypothesis.settings.register_profile("teddy", deadline=None)
+hypothesis.settings.load_profile("teddy")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
