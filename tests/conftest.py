@@ -21,7 +21,6 @@ from testing.repos import commit_files, sealed_git_repo
 from testing.sealed import sealed_env
 from testing.session_story import Story, copy_story, play_story
 
-
 # Hypothesis times each example (200 ms by default): on a loaded machine that fails good code.
 # No deadline anywhere; a bound on speed belongs to benchmarks/.
 hypothesis.settings.register_profile("teddy", deadline=None)
