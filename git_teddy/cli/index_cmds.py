@@ -2,16 +2,19 @@
 index (the git_teddy.index package). Only the index's own imports are made here, so that a
 query with an up-to-date index stays fast over thousands of sessions."""
 
+from collections.abc import Collection
 from typing import IO, Any
 
 import click
 
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
+from git_teddy.gitstore import plumbing
 from git_teddy.index.query import GROUPINGS, grouped, select, totals
 from git_teddy.index.refresh import refresh
 from git_teddy.index.rows import STATUSES
-from git_teddy.index.views import list_table, session_json, stats_text
+from git_teddy.index.views import Worktrees, list_table, session_json, stats_text
+from git_teddy.session import current
 
 
 class BadOptionValue(click.UsageError):
@@ -54,7 +57,9 @@ def check_name(option: str, value: str | None) -> None:
 def list_sessions(
     status: str | None, agent: str | None, channel: str | None, as_json: bool
 ) -> None:
-    """List sessions: id, status, start time, turns and participants.
+    """List sessions: id, status, start time, turns and participants; `*` marks this
+    worktree's current session (the one commands without -s work on), and WORKTREE names
+    the worktrees each session is current in.
 
     Answered from the session index, brought up to date first (see `git teddy index`). The
     PARTICIPANTS column appears when a listed session has any; --json gives every figure."""
@@ -63,14 +68,22 @@ def list_sessions(
     check_name("--channel", channel)
     index = refresh().index
     rows = select(index, status=status, agent=agent, channel=channel)
+    held = _worktrees(index.sessions)
     if as_json:
-        echo_json([session_json(row, row.id in index.timed_out) for row in rows])
+        echo_json([session_json(row, row.id in index.timed_out, held) for row in rows])
     elif not index.sessions:
         click.echo("no sessions yet (start one with `git teddy new <name>`)")
     elif not rows:
         click.echo(f"no session matches (there are {len(index.sessions)}; see `git teddy list`)")
     else:
-        click.echo(list_table(rows, index.timed_out))
+        click.echo(list_table(rows, index.timed_out, held))
+
+
+def _worktrees(sessions: Collection[str]) -> Worktrees:
+    """This worktree's current session and where each session is current (session.current)."""
+    where = plumbing.locate()
+    mine, held = current.marks(where.cwd, where.git_dir, where.common_dir, sessions)
+    return Worktrees(mine, {s: [str(folder) for folder in folders] for s, folders in held.items()})
 
 
 @click.command()
