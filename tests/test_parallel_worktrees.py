@@ -108,7 +108,8 @@ def test_a_deleted_current_session_is_an_error_not_another_session(
 ) -> None:
     teddy.ok(repo, "new", "kept")
     doomed = teddy.ok(repo, "new", "doomed").stdout.strip()
-    teddy.ok(repo, "delete", "--force", doomed)
+    deleted = teddy.ok(repo, "delete", "--force", doomed)
+    assert "note: that was this worktree's current session" in deleted.stderr
     for args in (["execute", "-y"], ["plan", "-m", "go", "--from-file", "-"], ["show"]):
         refused = teddy.exits(1, repo, *args, input="")
         assert refused.stderr.startswith(

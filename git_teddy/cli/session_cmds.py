@@ -189,6 +189,12 @@ def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> No
         click.echo(f"deleted session {d.session}")
         for name, sha in sorted(d.refs.items()):
             click.echo(f"  {name} (was {sha})")
+    if current.recorded(store.repo) in {d.session for d in doomed}:
+        click.echo(
+            "note: that was this worktree's current session: choose another with `git teddy"
+            " resume ID` or `-s ID`, or start one with `git teddy new NAME`",
+            err=True,
+        )
 
 
 @click.command()
