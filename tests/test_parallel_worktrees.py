@@ -97,8 +97,11 @@ def test_a_worktree_without_a_record_falls_back_to_a_free_local_session(
     (repo / ".git" / "teddy-session").unlink()
     linked = linked_worktree(repo, env)
     teddy.ok(linked, "pause", "-s", newer)  # the linked worktree works in the newer one
-    # The main worktree falls back to the most recent session no other worktree works in,
-    # and keeps it from then on.
+    # The main worktree falls back to the most recent session no other worktree works in
+    # (list marks it, and writes nothing), and keeps it from then on.
+    rows = listed(repo, teddy)
+    assert (rows[older]["current"], rows[newer]["current"]) == (True, False)
+    assert not (repo / ".git" / "teddy-session").exists()
     assert json.loads(teddy.ok(repo, "show", "--json").stdout)["id"] == older
     assert (repo / ".git" / "teddy-session").read_text() == f"{older}\n"
 

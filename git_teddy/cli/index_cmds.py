@@ -2,7 +2,6 @@
 index (the git_teddy.index package). Only the index's own imports are made here, so that a
 query with an up-to-date index stays fast over thousands of sessions."""
 
-from collections.abc import Collection
 from typing import IO, Any
 
 import click
@@ -10,11 +9,13 @@ import click
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
 from git_teddy.gitstore import plumbing
+from git_teddy.gitstore.layout import read_worktree_session
 from git_teddy.index.query import GROUPINGS, grouped, select, totals
 from git_teddy.index.refresh import refresh
-from git_teddy.index.rows import STATUSES
+from git_teddy.index.rows import STATUSES, SessionIndex
 from git_teddy.index.views import Worktrees, list_table, session_json, stats_text
 from git_teddy.session import current
+from git_teddy.session.refnames import branches_prefix
 
 
 class BadOptionValue(click.UsageError):
@@ -68,7 +69,7 @@ def list_sessions(
     check_name("--channel", channel)
     index = refresh().index
     rows = select(index, status=status, agent=agent, channel=channel)
-    held = _worktrees(index.sessions)
+    held = _worktrees(index)
     if as_json:
         echo_json([session_json(row, row.id in index.timed_out, held) for row in rows])
     elif not index.sessions:
@@ -79,11 +80,29 @@ def list_sessions(
         click.echo(list_table(rows, index.timed_out, held))
 
 
-def _worktrees(sessions: Collection[str]) -> Worktrees:
-    """This worktree's current session and where each session is current (session.current)."""
+def _worktrees(index: SessionIndex) -> Worktrees:
+    """This worktree's current session and where each session is current (session.current).
+    A worktree that recorded none is marked at the session its next command would take."""
     where = plumbing.locate()
-    mine, held = current.marks(where.cwd, where.git_dir, where.common_dir, sessions)
+    mine, held = current.marks(where.cwd, where.git_dir, where.common_dir, index.sessions)
+    if mine is None and read_worktree_session(where.git_dir) is None:
+        base = branches_prefix(index.prefix)
+        local = {
+            ref.removeprefix(base).partition("/")[0]
+            for ref in plumbing.list_refs(where.cwd, base.rstrip("/"))
+        }
+        active = {s: _seconds(index.sessions[s].last_active) for s in local if s in index.sessions}
+        mine = current.most_recent_free(active, held)
     return Worktrees(mine, {s: [str(folder) for folder in folders] for s, folders in held.items()})
+
+
+def _seconds(iso: str) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return 0.0
 
 
 @click.command()

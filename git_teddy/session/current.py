@@ -72,16 +72,22 @@ def fallback(repo: "GitRepo", local: Mapping[str, int]) -> str:
     """For a worktree that recorded none: the most recent of the `local` sessions (id ->
     last active) that no other worktree works in, recorded now as this one's."""
     held = held_elsewhere(repo)
-    free = [session for session in local if session not in held]
-    if not free:
+    chosen = most_recent_free(local, held)
+    if chosen is None:
         busy = f" (the others' are current in other worktrees: {', '.join(sorted(held))})"
         raise NoCurrentSession(
             "this worktree has no current session" + (busy if held else ""), CHOOSE
         )
-    chosen = max(free, key=lambda session: (local[session], session))
     with contextlib.suppress(TeddyError):  # read-only: the same rule picks it next time
         record(repo, chosen)
     return chosen
+
+
+def most_recent_free(local: Mapping[str, float], held: Collection[str]) -> str | None:
+    """The fallback rule: the most recent of the `local` sessions (id -> last active) not
+    `held` by another worktree (ties: the greatest id); None when every one is."""
+    free = [session for session in local if session not in held]
+    return max(free, key=lambda session: (local[session], session)) if free else None
 
 
 def gone(session: str) -> CurrentSessionGone:
