@@ -122,7 +122,8 @@ def test_every_change_an_answer_depends_on_is_seen_at_once(
 ) -> None:
     session = project(repo, env)
     branch = f"teddy/{session}/main"
-    fetched = "refs/remotes/origin/teddy/20261126-zzz/main"  # the latest session once fetched
+    current_file = repo / ".git" / "teddy-session"  # what `-s`, `new`, `resume` record
+    fetched = "refs/remotes/origin/teddy/20261126-zzz/main"  # a teammate's, newer than ours
     # A second conversation branch at the same tip: switching to it changes only the marker.
     git(repo, env, "branch", f"teddy/{session}/01-branch-01", branch)
 
@@ -154,6 +155,7 @@ def test_every_change_an_answer_depends_on_is_seen_at_once(
         ("the token cache", lambda: (repo / ".git" / "teddy" / "tokens.json").unlink()),
         ("the current branch", switch_branch),
         ("a fetched session", lambda: git(repo, env, "update-ref", fetched, branch)),
+        ("this worktree's current session", lambda: current_file.write_text("20261126-zzz\n")),
     ]
     for name, change in changes:
         settle(teddy, repo, "--json")
@@ -163,7 +165,7 @@ def test_every_change_an_answer_depends_on_is_seen_at_once(
         after = context(teddy, repo, "--json")
         assert FORGED_JSON not in after, f"{name}: a stale answer was served"
         assert after == full(teddy, repo, "--json"), name
-    assert json.loads(after)["session"] == "20261126-zzz"
+    assert json.loads(after)["session"] == "20261126-zzz"  # taken up: no longer `session`
 
     # What the answer does not depend on leaves it cached: other remote branches, a commit
     # of the working tree as it is.

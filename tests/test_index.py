@@ -252,7 +252,8 @@ def test_list_rows_match_each_session(world: World) -> None:
     assert lines[1].split()[:4] == [alpha.id, "active", alpha.started, "2"]
     agents = ", ".join(dict.fromkeys(t.agent for t in alpha.turns))
     assert lines[1].endswith(f"  {agents}")
-    assert lines[3].split() == [delta.id, "active", delta.started, "0", "-"]  # ids sort
+    # ids sort; delta, made last, is this worktree's current session (`*`)
+    assert lines[3].split() == ["*", delta.id, "active", delta.started, "0", "-"]
 
 
 def test_list_filters(world: World) -> None:

@@ -12,7 +12,8 @@ def test_list_text_and_empty(repo: Path, teddy: Teddy) -> None:
     teddy.ok(repo, "new", "one")
     lines = teddy.ok(repo, "list").stdout.splitlines()
     assert lines[0].split() == ["SESSION", "STATUS", "STARTED", "TURNS"]
-    assert lines[1].split() == ["20261126-one", "active", "2026-11-26T12:00:00+00:00", "0"]
+    # `*`: this worktree's current session, as `git branch` marks HEAD
+    assert lines[1].split() == ["*", "20261126-one", "active", "2026-11-26T12:00:00+00:00", "0"]
 
 
 def test_show_defaults_to_latest_and_accepts_prefixes(repo: Path, teddy: Teddy, env: dict) -> None:

@@ -22,10 +22,12 @@ def clones(tmp_path: Path, repo: Path, env: dict) -> tuple[Path, Path]:
     return repo, other
 
 
-def turns(repo: Path, teddy: Teddy, replies: Path, *plans: str) -> None:
+def turns(repo: Path, teddy: Teddy, replies: Path, *plans: str, session: str = "") -> None:
+    """Plan and execute `plans` in `session` (named with -s), else the current session."""
     queue(replies, *plans)
+    named = ["-s", session] if session else []
     for number in range(len(plans)):
-        teddy.ok(repo, "plan", "-m", f"message {number}")
+        teddy.ok(repo, "plan", "-m", f"message {number}", *named)
         teddy.ok(repo, "execute", "-y")
 
 
@@ -71,8 +73,9 @@ def test_push_again_after_new_turns_and_non_fast_forward(
     turns(mine, teddy, replies, plan_text(create("a.txt", "a\n")))
     teddy.ok(mine, "push")
     teddy.ok(theirs, "fetch")
-    # They continue the fetched session (a local branch is made from the fetched one) ...
-    turns(theirs, teddy, replies, plan_text(create("t.txt", "theirs\n")))
+    # They continue the fetched session, named (a fetched session is never current by
+    # itself), on a local branch made from the fetched one ...
+    turns(theirs, teddy, replies, plan_text(create("t.txt", "theirs\n")), session=session)
     teddy.ok(theirs, "push", "origin", session)
     # ... while I continue mine: my push is now a non-fast-forward.
     turns(mine, teddy, replies, plan_text(edit("a.txt", "a", "mine")))

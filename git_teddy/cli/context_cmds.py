@@ -4,14 +4,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+from git_teddy.cli.chosen import SESSION_HELP, session_for
 from git_teddy.session.workspace import open_workspace
 
 if TYPE_CHECKING:  # imported with the command's body: `git teddy -h` stays fast
     from git_teddy.planning.steer import Edited
 
-_SESSION = click.option(
-    "-s", "--session", help="Session id or prefix (default: the latest session)."
-)
+_SESSION = click.option("-s", "--session", help=SESSION_HELP)
 _GLOBAL = click.option(
     "--global",
     "team",
@@ -39,7 +38,7 @@ def add(session: str | None, team: bool, items: tuple[str, ...]) -> None:
     from git_teddy.planning.steer import add_context
 
     ws = open_workspace()
-    _said("added", add_context(ws, ws.store.resolve_session(session), list(items), team))
+    _said("added", add_context(ws, session_for(ws, session), list(items), team))
 
 
 @click.command()
@@ -53,4 +52,4 @@ def drop(session: str | None, team: bool, items: tuple[str, ...]) -> None:
     from git_teddy.planning.steer import drop_context
 
     ws = open_workspace()
-    _said("dropped", drop_context(ws, ws.store.resolve_session(session), list(items), team))
+    _said("dropped", drop_context(ws, session_for(ws, session), list(items), team))

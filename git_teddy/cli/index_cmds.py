@@ -8,11 +8,15 @@ import click
 
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
+from git_teddy.gitstore import plumbing
+from git_teddy.gitstore.layout import read_worktree_session
 from git_teddy.index.query import GROUPINGS, grouped, select, totals
 from git_teddy.index.refresh import refresh
-from git_teddy.index.rows import STATUSES
-from git_teddy.index.views import list_table, session_json, stats_text
+from git_teddy.index.rows import STATUSES, SessionIndex
+from git_teddy.index.views import Worktrees, list_table, session_json, stats_text
 from git_teddy.printable import printable
+from git_teddy.session import current
+from git_teddy.session.refnames import branches_prefix
 
 
 class BadOptionValue(click.UsageError):
@@ -55,7 +59,9 @@ def check_name(option: str, value: str | None) -> None:
 def list_sessions(
     status: str | None, agent: str | None, channel: str | None, as_json: bool
 ) -> None:
-    """List sessions: id, status, start time, turns and participants.
+    """List sessions: id, status, start time, turns and participants; `*` marks this
+    worktree's current session (the one commands without -s work on), and WORKTREE names
+    the worktrees each session is current in.
 
     Answered from the session index, brought up to date first (see `git teddy index`). The
     PARTICIPANTS column appears when a listed session has any; --json gives every figure."""
@@ -64,14 +70,40 @@ def list_sessions(
     check_name("--channel", channel)
     index = refresh().index
     rows = select(index, status=status, agent=agent, channel=channel)
+    held = _worktrees(index)
     if as_json:
-        echo_json([session_json(row, row.id in index.timed_out) for row in rows])
+        echo_json([session_json(row, row.id in index.timed_out, held) for row in rows])
     elif not index.sessions:
         click.echo("no sessions yet (start one with `git teddy new <name>`)")
     elif not rows:
         click.echo(f"no session matches (there are {len(index.sessions)}; see `git teddy list`)")
     else:
-        click.echo(printable(list_table(rows, index.timed_out)))
+        click.echo(printable(list_table(rows, index.timed_out, held)))
+
+
+def _worktrees(index: SessionIndex) -> Worktrees:
+    """This worktree's current session and where each session is current (session.current).
+    A worktree that recorded none is marked at the session its next command would take."""
+    where = plumbing.locate()
+    mine, held = current.marks(where.cwd, where.git_dir, where.common_dir, index.sessions)
+    if mine is None and read_worktree_session(where.git_dir) is None:
+        base = branches_prefix(index.prefix)
+        local = {
+            ref.removeprefix(base).partition("/")[0]
+            for ref in plumbing.list_refs(where.cwd, base.rstrip("/"))
+        }
+        active = {s: _seconds(index.sessions[s].last_active) for s in local if s in index.sessions}
+        mine = current.most_recent_free(active, held)
+    return Worktrees(mine, {s: [str(folder) for folder in folders] for s, folders in held.items()})
+
+
+def _seconds(iso: str) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return 0.0
 
 
 @click.command()

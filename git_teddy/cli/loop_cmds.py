@@ -6,8 +6,10 @@ from typing import Any
 
 import click
 
+from git_teddy.cli.chosen import SESSION_HELP, make_current, session_for
 from git_teddy.cli.terminal import loop_ui
 from git_teddy.errors import TeddyError
+from git_teddy.session import current
 from git_teddy.session.workspace import Workspace, open_workspace
 from git_teddy.settings import CHANNEL
 from git_teddy.ui import UI
@@ -109,12 +111,13 @@ def start(
     ws = open_workspace()
     channel = channel or ws.settings.text(CHANNEL)
     session = ws.store.create_session(name, channel)
+    current.record(ws.repo, session)
     click.echo(f"session {session}")
     _run(ws, session, message, ui, max_turns, max_cost, context_depth, pipeline, agent)
 
 
 @click.command("continue")
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=SESSION_HELP)
 @click.option("-m", "--message", help="Your prompt for the next turn (asked for otherwise).")
 @click.option("-a", "--agent", help="Agent of the next turn (default: as handoffs decide).")
 @loop_options
@@ -132,16 +135,20 @@ def continue_(
     a paused session becomes active again."""
     ui = loop_ui(yolo, "continue")
     ws = open_workspace()
-    session_id = ws.store.resolve_session(session)
+    session_id = session_for(ws, session)
     _run(ws, session_id, message, ui, max_turns, max_cost, context_depth, pipeline, agent)
 
 
 @click.command()
 @click.argument("session", required=False)
+@click.option(
+    "-s", "--session", "named", help="The same as SESSION; made this worktree's current session."
+)
 @click.option("-m", "--message", help="Your prompt for the next turn (asked for otherwise).")
 @loop_options
 def resume(
     session: str | None,
+    named: str | None,
     message: str | None,
     yolo: bool,
     max_turns: int | None,
@@ -149,29 +156,33 @@ def resume(
     context_depth: int,
     pipeline: str | None,
 ) -> None:
-    """Resume a session where it stopped (default: the latest): a plan without a report is
-    executed; after a completed turn you are asked for a new message; a paused session
-    becomes active again. The next plan is shown the session log up to its resume point
-    (older phases cut to their decisions when it exceeds teddy.contextWindow). Then the
-    loop goes on as with `continue`."""
+    """Resume SESSION where it stopped (default: this worktree's current session), made
+    this worktree's current session (a teammate's fetched one goes on on a local branch of
+    yours, which is said): a plan without a report is executed; after a completed turn you
+    are asked for a new message; a paused session becomes active again. The next plan is
+    shown the session log up to its resume point (older phases cut to their decisions when
+    it exceeds teddy.contextWindow). Then the loop goes on as with `continue`."""
     from git_teddy.loop import resume_context
 
     ui = loop_ui(yolo, "resume")
+    if session and named and session != named:
+        raise TeddyError(f"resume names two sessions: {session} and -s {named}", "name one of them")
     ws = open_workspace()
-    session_id = ws.store.resolve_session(session)
+    session_id = ws.store.resolve_session(session or named)
+    make_current(ws, session_id)
     click.echo("\n".join(resume_context(ws, session_id)))
     _run(ws, session_id, message, ui, max_turns, max_cost, context_depth, pipeline, resume=True)
 
 
 @click.command()
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=SESSION_HELP)
 def pause(session: str | None) -> None:
     """Pause a session: its log gets `status: paused` and a `resume_point` (its last turn);
     `git teddy resume` continues from there."""
     from git_teddy.loop import pause_session
 
     ws = open_workspace()
-    session_id = ws.store.resolve_session(session)
+    session_id = session_for(ws, session)
     point = pause_session(ws, session_id)
     where = f" at turn {point}" if point else " before its first turn"
     resume = f"git teddy resume {shlex.quote(session_id)}"

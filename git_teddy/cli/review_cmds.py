@@ -59,7 +59,7 @@ def diff(spec: str, git_args: tuple[str, ...], applied: bool) -> None:
     help="Write the page to FILE, or to standard output (`-`, or `--html` alone).",
 )
 def export(session: str | None, folder: Path | None, html_file: str | None) -> None:
-    """Export SESSION (default: the latest) as one static HTML page a reviewer opens in a
+    """Export SESSION (default: the current one) as one static HTML page a reviewer opens in a
     browser with no server: its log, each turn's message, plan, approvals, report, the
     context the model saw, tokens, cost and change, and its conversation branches."""
     from git_teddy.review.html import render_page

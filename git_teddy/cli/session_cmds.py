@@ -10,7 +10,7 @@ from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.printable import printable
-from git_teddy.session import views
+from git_teddy.session import current, views
 from git_teddy.session.workspace import open_workspace
 from git_teddy.settings import CHANNEL, IDLE_TIMEOUT
 
@@ -21,10 +21,12 @@ from git_teddy.settings import CHANNEL, IDLE_TIMEOUT
     "--channel", help="Channel recorded in the session log (default: teddy.channel or 'cli')."
 )
 def new(name: str, channel: str | None) -> None:
-    """Start a session NAME (kebab-case): snapshot the working tree, create its branch."""
+    """Start a session NAME (kebab-case): snapshot the working tree, create its branch; it
+    becomes this worktree's current session, which commands without -s work on."""
     ws = open_workspace()
     channel = channel or ws.settings.text(CHANNEL)
     session = ws.store.create_session(name, channel)
+    current.record(ws.repo, session)  # this worktree works in it from now on, like HEAD
     click.echo(session)
     click.echo(
         f"branch: {ws.store.branch_ref(session, 'main').removeprefix('refs/heads/')}", err=True
@@ -37,7 +39,7 @@ def new(name: str, channel: str | None) -> None:
 @color_option
 @page_output
 def show(target: str | None, as_json: bool) -> None:
-    """Show a session (default: the latest): its summary, its turns and its log
+    """Show a session (default: this worktree's current one): its summary, its turns and its log
     (session.md, callouts formatted in a terminal); or, with SESSION/TURN, one turn's files."""
     ws = open_workspace()
     store = ws.store
@@ -190,13 +192,19 @@ def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> No
         click.echo(f"deleted session {d.session}")
         for name, sha in sorted(d.refs.items()):
             click.echo(f"  {name} (was {sha})")
+    if current.recorded(store.repo) in {d.session for d in doomed}:
+        click.echo(
+            "note: that was this worktree's current session: choose another with `git teddy"
+            " resume ID` or `-s ID`, or start one with `git teddy new NAME`",
+            err=True,
+        )
 
 
 @click.command()
 @click.argument("session", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def saved(session: str | None, as_json: bool) -> None:
-    """List the saved states of your own files in SESSION (default: the latest session):
+    """List the saved states of your own files in SESSION (default: the current session):
     what restore, branch and execute saved before changing your files, newest first, and
     how to get each one back."""
     from git_teddy.session.restore import restore_command, saved_states

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from git_teddy.cli.chosen import LOOK_HELP, SESSION_HELP, make_current, session_for
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import read_text
 from git_teddy.errors import (
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.option("-m", "--message", required=True, help="Your prompt for this turn.")
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=SESSION_HELP)
 @click.option(
     "-a",
     "--agent",
@@ -59,7 +60,7 @@ def plan(
     from git_teddy.planning.turn import plan_turn
 
     ws = open_workspace()
-    session_id = ws.store.resolve_session(session)
+    session_id = session_for(ws, session)
     reply = read_text(from_file) if from_file is not None else None
     planned = plan_turn(
         ws,
@@ -76,7 +77,7 @@ def plan(
 
 
 @click.command()
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=LOOK_HELP)
 @click.option(
     "--context-depth",
     type=click.IntRange(min=0),
@@ -118,7 +119,7 @@ def context(session: str | None, context_depth: int, as_json: bool, allow: tuple
 
 
 @click.command()
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=SESSION_HELP)
 @click.option("-y", "--yes", is_flag=True, help="Approve every memo change and action.")
 def execute(session: str | None, yes: bool) -> int:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
@@ -132,7 +133,7 @@ def execute(session: str | None, yes: bool) -> int:
     from git_teddy.execute.runner import execute_turn, find_pending
 
     ws = open_workspace()
-    session_id = ws.store.resolve_session(session)
+    session_id = session_for(ws, session)
     # "nothing to execute" is the answer whether or not there is a terminal to ask on.
     find_pending(ws.store, session_id)
     ui = execute_ui(yes)
@@ -152,7 +153,7 @@ def execute(session: str | None, yes: bool) -> int:
 
 
 @click.command()
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=SESSION_HELP)
 def discard(session: str | None) -> None:
     """Drop the pending plan without running it, so that `plan` can make another.
 
@@ -162,7 +163,7 @@ def discard(session: str | None) -> None:
     from git_teddy.execute.discard import discard_turn
 
     ws = open_workspace()
-    done = discard_turn(ws, ws.store.resolve_session(session))
+    done = discard_turn(ws, session_for(ws, session))
     title = f": {done.title}" if done.title else ""
     click.echo(f"turn {done.turn} discarded{title} ({done.actions} action(s) not run)")
     click.echo("next: git teddy plan -m MESSAGE", err=True)
@@ -196,14 +197,18 @@ def execute_exit_code(status: str, not_applied: bool, conflicts: bool) -> int:
 
 @click.command()
 @click.argument("target", metavar="TURN|SNAPSHOT")
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=SESSION_HELP)
 @click.option("--force", is_flag=True, help="Overwrite changes you made by hand (they are saved).")
 def restore(target: str, session: str | None, force: bool) -> None:
     """Make your working tree the project state after TURN (or a saved SNAPSHOT); HEAD, the
-    branch and the index stay as they are, and your current files are saved first."""
+    branch and the index stay as they are, and your current files are saved first. A
+    SNAPSHOT is looked for in the session (-s, else this worktree's current one) first,
+    then in the others; the output names the session used."""
     from git_teddy.session.restore import restore_command, restore_turn, told_saved_state
 
     ws = open_workspace()
+    if session is not None:
+        session = session_for(ws, session)
     done = restore_turn(ws, target, session, force)
     what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
     click.echo(f"restored {what} of {done.session}: {len(done.changed)} file(s) changed")
@@ -221,7 +226,7 @@ def restore(target: str, session: str | None, force: bool) -> None:
 @click.command()
 @click.argument("turn")
 @click.option("-m", "--message", required=True, help="The new message for the alternative turn.")
-@click.option("-s", "--session", help="Session id or prefix (default: the latest session).")
+@click.option("-s", "--session", help=SESSION_HELP)
 @click.option("-a", "--agent", help="Agent to plan with (default: TURN's agent).")
 @click.option(
     "--from-file",
@@ -248,6 +253,7 @@ def branch(
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
+    make_current(ws, ref.session)
     original = ws.store.turn_files(ref)
     tip = ws.store.branches(ref.session)[ref.branch]
     record = ws.store.read_record(ref.session, ref.branch, tip, ref.turn)

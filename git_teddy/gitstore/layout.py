@@ -42,6 +42,13 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       manual/, replay/         the model providers' own state (git_teddy.llm.factory names
                                them; it is given the root)
 
+One file lives outside it, in each worktree's own git dir (`git rev-parse --git-dir`: the
+common dir for the main worktree, `<common>/worktrees/<name>/` for a linked one), because it
+belongs to that worktree alone, as HEAD does:
+
+    teddy-session              the worktree's current session (session.current); it goes
+                               with the worktree (`git worktree remove`)
+
 Standard library only (and the name of the main branch), for the fast paths. Whoever
 writes a file makes its parents, through `shared` (core.sharedRepository: a group-shared
 repository gets git's modes here too; the reader of the git config sets it, else the umask
@@ -59,6 +66,7 @@ from git_teddy.gitstore.locks import same_process, start_time
 from git_teddy.gitstore.permissions import Shared
 
 DERIVED_DIR = "teddy"
+WORKTREE_SESSION = "teddy-session"  # in a worktree's own git dir, beside its HEAD
 APPLIED_BLOBS = "applied"  # read by the prepare-commit-msg hook's shell block too
 
 
@@ -298,6 +306,13 @@ class Layout:
         marker.write_text(branch + "\n")
         self.shared.adjust(marker)
 
+    # ---- per-worktree state (in the worktree's own git dir) -----------------------------------
+
+    def write_worktree_session(self, git_dir: Path, session: str) -> None:
+        """Record `session` as the current session of the worktree whose git dir is `git_dir`."""
+        path = worktree_session_file(git_dir)
+        self._write(path, session + "\n", "the worktree's current session")
+
     def current_branch(self, session: str, branches: Collection[str]) -> str:
         """The conversation branch new turns of `session` go on, among its `branches`: the
         one last chosen here while it exists, else main. (Should main be gone, deleted by
@@ -308,3 +323,18 @@ class Layout:
         if marker in branches:
             return marker
         return MAIN_BRANCH if MAIN_BRANCH in branches or not branches else min(branches)
+
+
+def worktree_session_file(git_dir: Path) -> Path:
+    """Where the worktree whose git dir is `git_dir` records its current session."""
+    return git_dir / WORKTREE_SESSION
+
+
+def read_worktree_session(git_dir: Path) -> str | None:
+    """The current session the worktree whose git dir is `git_dir` recorded; None when it
+    recorded none (or the file is unreadable, or holds no plain session id)."""
+    try:
+        text = worktree_session_file(git_dir).read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if text and "/" not in text and not text.startswith(".") else None

@@ -116,6 +116,44 @@ def list_refs(cwd: Path | None, *patterns: str, strict: bool = False) -> dict[st
     return refs
 
 
+class Worktree:
+    """One worktree of the repository: its folder and its own git dir."""
+
+    __slots__ = ("folder", "git_dir")
+
+    def __init__(self, folder: Path, git_dir: Path) -> None:
+        self.folder = folder
+        self.git_dir = git_dir
+
+
+def worktrees(cwd: Path, common_dir: Path) -> list[Worktree]:
+    """Every worktree of the repository (`git worktree list`; a bare main one left out):
+    the main one's git dir is the common dir, a linked one's is named by its `.git` file.
+    One whose folder is away (unmounted, deleted) is left out: nothing works in it now."""
+    out = runner.output(["worktree", "list", "--porcelain"], cwd)
+    found: list[Worktree] = []
+    for number, block in enumerate(out.split("\n\n")):
+        lines = block.splitlines()
+        if not lines or not lines[0].startswith("worktree ") or "bare" in lines:
+            continue
+        folder = Path(lines[0].removeprefix("worktree "))
+        git_dir = common_dir if number == 0 else _linked_git_dir(folder)  # the main one first
+        if git_dir is not None:
+            found.append(Worktree(folder, git_dir))
+    return found
+
+
+def _linked_git_dir(folder: Path) -> Path | None:
+    """The git dir a linked worktree's `.git` file names (`gitdir: PATH`, maybe relative)."""
+    try:
+        text = (folder / ".git").read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith("gitdir: "):
+        return None
+    return folder / text.removeprefix("gitdir: ").strip()
+
+
 def hooks_path(cwd: Path) -> Path:
     """Where git looks for hooks: `core.hooksPath`, else the common dir's `hooks/`."""
     return cwd / runner.output(["rev-parse", "--git-path", "hooks"], cwd).strip()

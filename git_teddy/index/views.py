@@ -1,15 +1,30 @@
 """What `list` and `stats` print (pure): a session as JSON, the tables and the stats text."""
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from git_teddy.index.query import Totals
 from git_teddy.index.rows import SessionRow, branch_names
 
 
-def session_json(row: SessionRow, idle: bool = False) -> dict[str, Any]:
+class Worktrees(NamedTuple):
+    """Which sessions worktrees work in (session.current): this worktree's current session,
+    and the worktrees each session is current in."""
+
+    mine: str | None = None
+    where: Mapping[str, Sequence[str]] = {}
+
+
+NO_WORKTREES = Worktrees()
+
+
+def session_json(
+    row: SessionRow, idle: bool = False, worktrees: Worktrees = NO_WORKTREES
+) -> dict[str, Any]:
     return {
         "id": row.id,
+        "current": row.id == worktrees.mine,
+        "worktrees": list(worktrees.where.get(row.id, [])),
         "status": row.status,
         "resume_point": row.resume_point if row.status == "paused" else None,
         "timed_out": idle,
@@ -39,17 +54,30 @@ def table(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(line.format(*row).rstrip() for row in rows)
 
 
-def list_table(rows: Sequence[SessionRow], idle: Collection[str] = ()) -> str:
-    """SESSION STATUS STARTED TURNS, and PARTICIPANTS when a listed session has any. A
-    paused session's status says where it resumes, and `(idle)` when it timed out."""
-    header = ["SESSION", "STATUS", "STARTED", "TURNS"]
-    cells = [[r.id, status_cell(r, r.id in idle), r.started, str(r.turns)] for r in rows]
-    if not any(row.participants for row in rows):
-        return table([header, *cells])
-    lines = [[*header, "PARTICIPANTS"]]
+def list_table(
+    rows: Sequence[SessionRow], idle: Collection[str] = (), worktrees: Worktrees = NO_WORKTREES
+) -> str:
+    """SESSION STATUS STARTED TURNS, PARTICIPANTS when a listed session has any, WORKTREE
+    when one is current in some worktree; `*` marks this worktree's current session, as
+    `git branch` marks HEAD. A paused session's status says where it resumes, and `(idle)`
+    when it timed out."""
+    header = ["  SESSION", "STATUS", "STARTED", "TURNS"]
+    cells = [[_marked(r.id, worktrees.mine), status_cell(r, r.id in idle)] for r in rows]
     for r, row_cells in zip(rows, cells, strict=True):
-        lines.append([*row_cells, r.participants.replace(" ", ", ") or "-"])
-    return table(lines)
+        row_cells += [r.started, str(r.turns)]
+    if any(row.participants for row in rows):
+        header.append("PARTICIPANTS")
+        for r, row_cells in zip(rows, cells, strict=True):
+            row_cells.append(r.participants.replace(" ", ", ") or "-")
+    if any(r.id in worktrees.where for r in rows):
+        header.append("WORKTREE")
+        for r, row_cells in zip(rows, cells, strict=True):
+            row_cells.append(", ".join(worktrees.where.get(r.id, [])) or "-")
+    return table([header, *cells])
+
+
+def _marked(session: str, mine: str | None) -> str:
+    return f"* {session}" if session == mine else f"  {session}"
 
 
 def status_cell(row: SessionRow, idle: bool) -> str:

@@ -20,23 +20,27 @@ class SessionClaim:
     claim: locks.Claim
     command: str
     since: str
+    worktree: str
 
     def working_on(self, turn: str) -> None:
-        self.claim.say(f"git teddy {self.command} of turn {turn}, started {self.since}")
+        doing = f"git teddy {self.command} of turn {turn} in the worktree {self.worktree}"
+        self.claim.say(f"{doing}, started {self.since}")
 
 
 @contextmanager
 def claim_session(store: SessionStore, session: str, command: str) -> Iterator[SessionClaim]:
     """Hold `session` for `command` (`plan`, `execute`) while the block runs; a TeddyError
-    naming the process that holds it, and since when, when another run does."""
+    naming the process that holds it, the worktree it works in and since when, when another
+    run does."""
     layout = store.repo.layout
     path = layout.session_claim(session)
     layout.shared.make_folders(path.parent)
     since = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-    doing = f"git teddy {command}, started {since}"
+    worktree = str(store.repo.toplevel)  # named to whoever finds the session held
+    doing = f"git teddy {command} in the worktree {worktree}, started {since}"
     try:
         with locks.hold_claim(path, doing, layout.shared.adjust) as claim:
-            yield SessionClaim(claim, command, since)
+            yield SessionClaim(claim, command, since, worktree)
     except locks.ClaimHeld as held:
         raise _held(session, command, held) from None
 

@@ -19,6 +19,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import CannotApply, Change, apply_to_worktree, tree_changes
 from git_teddy.gitstore.layout import Placing
+from git_teddy.session.current import NoCurrentSession
 from git_teddy.session.models import iso_time
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
 from git_teddy.session.turns import current_snapshot
@@ -78,18 +79,37 @@ def _resolve_target(
     except TeddyError:
         if not HEX.fullmatch(spec):
             raise
-    candidates = [store.resolve_session(session)] if session else store.session_ids()
-    matches = {
-        (sid, sha) for sid in candidates for sha in store.snapshots(sid) if sha.startswith(spec)
-    }
-    if len({sha for _, sha in matches}) != 1:
-        where = f"session {session}" if session else "any session"
-        raise TeddyError(
-            f"{spec!r} is neither a turn nor a snapshot of {where}",
-            "give a turn such as 01, or a snapshot id that `git teddy saved` lists",
-        )
-    session_id, sha = sorted(matches)[0]  # a state two sessions keep: either one
+    session_id, sha = _find_snapshot(store, spec, session)
     return session_id, sha, None
+
+
+def _find_snapshot(store: SessionStore, spec: str, session: str | None) -> tuple[str, str]:
+    """(session, snapshot) for a snapshot id or prefix: in `session` (-s), else in this
+    worktree's current session first, then in the others (local ones first: a state two
+    sessions keep, such as the base they both started from, is restored in yours)."""
+    try:
+        first = store.resolve_session(session)
+    except NoCurrentSession:
+        first = None
+    order = [first] if first else []
+    if session is None:
+        local = set(store.local_session_ids())
+        rest = sorted(set(store.session_ids()) - set(order), key=lambda s: (s not in local, s))
+        order += rest
+    for sid in order:
+        shas = {sha for sha in store.snapshots(sid) if sha.startswith(spec)}
+        if len(shas) == 1:
+            return sid, shas.pop()
+        if shas:
+            raise TeddyError(
+                f"{spec!r} is ambiguous: session {sid} keeps {len(shas)} snapshots starting so",
+                "give more of the snapshot id",
+            )
+    where = f"session {session}" if session else "any session"
+    raise TeddyError(
+        f"{spec!r} is neither a turn nor a snapshot of {where}",
+        "give a turn such as 01, or a snapshot id that `git teddy saved` lists",
+    )
 
 
 def _teddy_wrote(ws: Workspace, session: str) -> set[tuple[str, str, str]]:

@@ -38,7 +38,7 @@ from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.repo import RefInTheWay
-from git_teddy.session import keep
+from git_teddy.session import current, keep
 from git_teddy.session.models import (
     SessionSummary,
     TurnCommit,
@@ -181,8 +181,8 @@ class SessionStore:
         return datetime.fromtimestamp(ident.timestamp, zone)
 
     def resolve_session(self, spec: str | None) -> str:
-        """A session id from an id, a unique prefix of one (or of its slug), or None for the
-        most recently active session."""
+        """A session id from an id, a unique prefix of one (or of its slug), or None for this
+        worktree's current session (session.current)."""
         all_branches = self._all_branches()
         if not all_branches:
             raise TeddyError(
@@ -190,7 +190,7 @@ class SessionStore:
                 "start one with `git teddy new <name>`",
             )
         if spec is None:
-            return max(all_branches, key=lambda s: (self._last_active(all_branches[s]), s))
+            return self._worktree_session(all_branches)
         exact = [s for s in all_branches if s == spec or s[9:] == spec]
         if len(exact) == 1:
             return exact[0]
@@ -203,6 +203,17 @@ class SessionStore:
             f"session {spec!r} is ambiguous: it matches {', '.join(matches)}",
             f"give more of the session id, or all of it (e.g. {matches[0]})",
         )
+
+    def _worktree_session(self, all_branches: Mapping[str, Mapping[str, str]]) -> str:
+        """The session this worktree recorded as current, else (none recorded) the most
+        recent local one no other worktree works in (session.current)."""
+        chosen = current.recorded(self.repo)
+        if chosen is not None:
+            if chosen not in all_branches:
+                raise current.gone(chosen)
+            return chosen
+        local = [s for s in self.local_session_ids() if s in all_branches]
+        return current.fallback(self.repo, {s: self._last_active(all_branches[s]) for s in local})
 
     def last_active(self, session: str) -> int:
         """When the session last had a commit, in seconds since the epoch."""
