@@ -18,8 +18,10 @@ from git_teddy.session.refnames import fetched_prefix, incoming_prefix
 from git_teddy.session.workspace import Workspace
 
 # `git push --porcelain`'s line for an updated ref: `<flag>\t<from>:<to>\t<old>..<new>`
-# (`...` when forced); a new ref says `[new ...]` and has no old id.
+# (`...` when forced); a new ref says `[new ...]` and has no old id; one the remote had
+# already is flagged `=`, and what it had is what `<from>` names here.
 _UPDATED = re.compile(r"^.\t[^\t]+\t([0-9a-f]{4,64})\.\.\.?[0-9a-f]{4,64}", re.MULTILINE)
+_UP_TO_DATE = re.compile(r"^=\t([^\t:]+):", re.MULTILINE)
 
 
 def unseen_files(ws: Workspace, remote: str, sessions: Sequence[str], porcelain: str) -> int:
@@ -28,7 +30,8 @@ def unseen_files(ws: Workspace, remote: str, sessions: Sequence[str], porcelain:
     knows: not in its remote-tracking branches of `remote`, nor in what the pushed refs
     held there before."""
     tips = sorted({sha for session in sessions for sha in ws.store.snapshots(session)})
-    known = [*remote_tracking_ids(remote, ws.repo.cwd), *_UPDATED.findall(porcelain)]
+    had = [*_UPDATED.findall(porcelain), *_UP_TO_DATE.findall(porcelain)]
+    known = [*remote_tracking_ids(remote, ws.repo.cwd), *had]
     return new_blob_count(tips, known, ws.repo.cwd)
 
 
