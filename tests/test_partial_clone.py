@@ -123,3 +123,10 @@ def test_list_and_show_need_no_remote_after_a_fetch(
     shown = json.loads(teddy.ok(clone, "show", f"{session}/01", "--json").stdout)
     assert shown["files"]["user_prompt.txt"] == "do the work\n"
     assert "01" in teddy.ok(clone, "log", session).stdout
+    # What the snapshots hold was never fetched: a command that needs it says so, no traceback.
+    refused = teddy(clone, "restore", "01", "-s", session)
+    assert refused.returncode == 1, refused.stderr
+    assert "error: " in refused.stderr and "hint: " in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert "git could not fetch them from origin); nothing was changed" in refused.stderr
+    assert not (clone / "b.txt").exists()

@@ -813,3 +813,14 @@ class GitRepo:
 
     def object_exists(self, sha: str) -> bool:
         return _oid(sha) in self.dulwich.object_store
+
+    def fetch_missing(self, shas: Collection[str]) -> list[str]:
+        """Those of `shas` not in this repository, after a partial clone has fetched them
+        from its promisor remote in one request (git would fetch them one by one, and
+        `checkout-index` leaves an empty file where one fails): [] when all are here."""
+        missing = [sha for sha in dict.fromkeys(shas) if not self.object_exists(sha)]
+        if missing and (remotes := promisor.promisor_remotes(self.cwd)):
+            promisor.fetch_objects(remotes[0], missing, self.cwd)
+            self.dulwich = Repo(str(self.common_dir))  # one that sees the packs git wrote
+            missing = [sha for sha in missing if not self.object_exists(sha)]
+        return missing
