@@ -819,8 +819,13 @@ class GitRepo:
         from its promisor remote in one request (git would fetch them one by one, and
         `checkout-index` leaves an empty file where one fails): [] when all are here."""
         missing = [sha for sha in dict.fromkeys(shas) if not self.object_exists(sha)]
+        if missing:  # or in a pack git wrote since dulwich listed them (an auto gc)
+            missing = self._still_missing(missing)
         if missing and (remotes := promisor.promisor_remotes(self.cwd)):
             promisor.fetch_objects(remotes[0], missing, self.cwd)
-            self.dulwich = Repo(str(self.common_dir))  # one that sees the packs git wrote
-            missing = [sha for sha in missing if not self.object_exists(sha)]
+            missing = self._still_missing(missing)
         return missing
+
+    def _still_missing(self, shas: list[str]) -> list[str]:
+        self.dulwich = Repo(str(self.common_dir))  # one that lists the packs there now
+        return [sha for sha in shas if not self.object_exists(sha)]
