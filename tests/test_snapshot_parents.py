@@ -70,6 +70,18 @@ def test_a_push_never_sends_the_private_branch_it_was_started_on(
     assert "shared 0 project file(s)" in again.stdout
     assert session in again.stdout
 
+    # A teammate reads it all, without the private commits: blame says where lines came from.
+    other = tmp_path / "other"
+    git(tmp_path, env, "clone", "-q", str(remote), str(other))
+    teddy.ok(other, "fetch")
+    teddy.ok(other, "restore", "01", "-s", session)
+    assert (other / "kept.txt").read_text() == "kept from the private branch\n"
+    assert (other / "b.txt").read_text() == "bee\n"
+    head = private["second"]
+    blamed = teddy.ok(other, "blame", "kept.txt").stdout
+    assert f"base snapshot of session {session} (on commit {head[:12]}, not here)" in blamed
+    assert _origins(other, teddy, "b.txt") == {1: f"{session}/01"}
+
 
 def test_restore_diff_blame_and_undo_on_a_private_branch(
     repo: Path, teddy: Teddy, env: dict

@@ -26,7 +26,7 @@ from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.changes import is_null_id
 from git_teddy.gitstore.repo import BlamedLine, LineOutOfRange
 from git_teddy.gitstore.runner import GitFailed
-from git_teddy.gitstore.snapshot import taken_on
+from git_teddy.gitstore.snapshot import HEAD_TRAILER, taken_on
 from git_teddy.session.workspace import Workspace
 
 
@@ -90,6 +90,10 @@ def _origin(ws: Workspace, row: BlamedLine, turns: dict[str, tuple[str, int]], m
     trailers = parse_trailers(ws.repo.read_commit(commit).message)
     if "Teddy-Session" in trailers and "Teddy-Turn" in trailers:
         return f"{trailers['Teddy-Session']}/{trailers['Teddy-Turn']}"
+    head = trailers.get(HEAD_TRAILER)
+    if summary.startswith("teddy: ") and head and not ws.repo.object_exists(head):
+        # a teammate's session taken on a commit never shared: its history is not here
+        return f"{summary.removeprefix('teddy: ')} (on commit {head[:12]}, not here)"
     if summary.startswith("teddy: "):
         return f"your edit, kept by {summary.removeprefix('teddy: ')}"
     return f"commit: {summary}"
