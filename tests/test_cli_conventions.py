@@ -124,10 +124,8 @@ def test_linked_worktree_shares_sessions(
     assert [s["id"] for s in listed] == [session]
     base = listed[0]["base_snapshot"]
     assert git(repo, env, "show", f"{base}:feature.txt") == "only in the linked worktree\n"
-    assert (
-        git(repo, env, "rev-parse", f"{base}^").strip()
-        == git(linked, env, "rev-parse", "HEAD").strip()
-    )
+    taken_on = git(repo, env, "log", "-1", "--format=%(trailers:key=Teddy-Head,valueonly)", base)
+    assert taken_on.strip() == git(linked, env, "rev-parse", "HEAD").strip()  # the linked one's
 
 
 def test_ref_prefix_from_config_and_environment(repo: Path, teddy: Teddy, env: dict) -> None:

@@ -1,6 +1,6 @@
 """Fault suite (issue 14, items 20 and 21): secrets on the way to a remote. Secret-looking
 untracked files stay out of snapshots and are never touched; the pre-push gate scans every
-commit a push carries that the remote lacks (messages, UTF-16 text, a snapshot's parents,
+commit a push carries that the remote lacks (messages, UTF-16 text, an old-shape snapshot's parents,
 session commits under any ref or tag), never what the remote already has, and its hints
 name commands that work. Real repositories, a real bare remote, real `git push`."""
 
@@ -196,20 +196,23 @@ def test_a_secret_in_utf16_text_is_refused(
     fsck(repo, remote, env=env)
 
 
-def test_a_secret_in_a_snapshots_parent_commit_is_refused(
+def test_a_secret_in_the_history_a_snapshot_was_taken_on_stays_here(
     repo: Path, teddy: Teddy, env: dict[str, str], remote: Path
 ) -> None:
+    """A snapshot's parents are snapshots only (HEAD is its Teddy-Head trailer): the user's
+    unpublished commits, and a secret committed then removed in them, never travel."""
     (repo / "leak.txt").write_text(f"token: {GITHUB}\n")
     git(repo, env, "add", "leak.txt")
     git(repo, env, "commit", "-qm", "local work, not pushed")
-    git(repo, env, "rm", "-q", "leak.txt")  # the snapshot no longer changes leak.txt
+    leak = git(repo, env, "rev-parse", "HEAD:leak.txt").strip()
+    git(repo, env, "rm", "-q", "leak.txt")  # the snapshot no longer holds leak.txt
     git(repo, env, "commit", "-qm", "remove it again")
     (repo / "wip.txt").write_text("work in progress\n")
     teddy.ok(repo, "new", "work")
     teddy.ok(repo, "hooks", "install")
-    result = teddy(repo, "push", "origin")
-    refused(result)
-    assert "leak.txt:1 contains a secret (github-token)" in result.stderr
+    teddy.ok(repo, "push", "origin")
+    assert run(["git", "cat-file", "-e", leak], remote, env).returncode != 0
+    assert "local work" not in git(remote, env, "log", "--all", "--format=%s")
     fsck(repo, remote, env=env)
 
 
@@ -233,7 +236,8 @@ def test_session_commits_under_another_ref_or_a_tag_are_refused(
     snapshot = all_kept_snapshots(repo, env)
     git(repo, env, "tag", "-a", "-m", f"token {GITHUB}", "v3", snapshot[0])
     result = run(["git", "push", "origin", "v3"], repo, env)
-    assert result.returncode == 0, result.stderr  # the remote has that snapshot already
+    refused(result)  # a snapshot, even of a clean tree, is teddy's: a tag of it is scanned
+    assert "refs/tags/v3: tag refs/tags/v3:6 contains a secret" in result.stderr
     assert "backup" not in remote_refs(remote, env)
     fsck(repo, remote, env=env)
 
@@ -242,7 +246,7 @@ def test_history_the_remote_has_is_never_flagged(
     repo: Path, teddy: Teddy, env: dict[str, str], remote: Path
 ) -> None:
     """A fixture token in the project's own published history, and a session whose snapshot
-    is the published commit itself (a clean working tree) or sits on top of it."""
+    holds the published commit's tree (a clean working tree) or that tree with a change."""
     teddy.ok(repo, "hooks", "install")
     (repo / "tests").mkdir()
     (repo / "tests" / "fixture.txt").write_text(f"token: {GITHUB}\n")
@@ -251,7 +255,9 @@ def test_history_the_remote_has_is_never_flagged(
     git(repo, env, "push", "-q", "origin", "main")  # the project's history: not scanned
     clean = teddy.ok(repo, "new", "clean").stdout.strip()
     base = "\n".join(all_kept_snapshots(repo, env))
-    assert base == git(repo, env, "rev-parse", "HEAD").strip()
+    assert git(repo, env, "rev-parse", f"{base}^{{tree}}") == git(
+        repo, env, "rev-parse", "HEAD^{tree}"
+    )
     teddy.ok(repo, "push", "origin")
     (repo / "app.py").write_text("print('changed')\n")
     other = teddy.ok(repo, "new", "edited").stdout.strip()

@@ -57,17 +57,29 @@ def test_dirty_tree_is_recorded_and_left_untouched(repo: Path, teddy: Teddy, env
     assert (repo / ".git" / "index").read_bytes() == index_before
     assert git(repo, env, "status", "--porcelain") == status_before
     base = json.loads(teddy.ok(repo, "list", "--json").stdout)[0]["base_snapshot"]
-    assert git(repo, env, "rev-parse", f"{base}^") == git(repo, env, "rev-parse", "HEAD")
+    # No parent: the HEAD it was taken on is a trailer, so a push never carries its history.
+    assert git(repo, env, "rev-list", "--parents", "-n1", base).split() == [base]
+    head = git(repo, env, "rev-parse", "HEAD").strip()
+    assert f"Teddy-Head: {head}" in git(repo, env, "log", "-1", "--format=%B", base)
     snapshot_files = git(repo, env, "ls-tree", "-r", "--name-only", base).split()
     assert snapshot_files == [".gitignore", "app.py", "notes.txt", "staged.txt"]
     assert git(repo, env, "show", f"{base}:app.py") == "print('modified')\n"
     assert kept_snapshots(repo, env, session) == [base]
 
 
-def test_clean_tree_snapshot_is_head(repo: Path, teddy: Teddy, env: dict) -> None:
+def test_clean_tree_snapshot_holds_heads_tree_not_head(repo: Path, teddy: Teddy, env: dict) -> None:
     teddy.ok(repo, "new", "clean")
     base = json.loads(teddy.ok(repo, "list", "--json").stdout)[0]["base_snapshot"]
-    assert base == git(repo, env, "rev-parse", "HEAD").strip()
+    head = git(repo, env, "rev-parse", "HEAD").strip()
+    assert base != head  # a commit of its own, with no parent, not the user's commit
+    assert git(repo, env, "rev-parse", f"{base}^{{tree}}") == git(
+        repo, env, "rev-parse", "HEAD^{tree}"
+    )
+    assert git(repo, env, "rev-list", "--count", base).strip() == "1"
+    assert (
+        git(repo, env, "log", "-1", "--format=%(trailers:key=Teddy-Head,valueonly)", base).strip()
+        == head
+    )
 
 
 def test_session_log_holds_only_session_commits_and_survives_gc(

@@ -105,12 +105,14 @@ def log(session: str | None, as_json: bool) -> None:
 def push(remote: str | None, sessions: tuple[str, ...], allowed: tuple[str, ...]) -> None:
     """Push sessions (default: all local ones) to REMOTE (default: teddy.remote or origin):
     their branches and keep refs (which carry their snapshots), nothing else."""
+    from git_teddy.session.carried import unseen_files_line
     from git_teddy.session.sharing import push_sessions
 
     done = push_sessions(open_workspace(), remote, list(sessions), list(allowed))
     click.echo(
         f"pushed {len(done.sessions)} session(s) to {done.remote}: {', '.join(done.sessions)}"
     )
+    click.echo(unseen_files_line(done.unseen_files, done.remote))
     if done.sessions_only:
         click.echo(
             f"warning: {done.remote} has no branch of the project, only sessions: a clone of it"

@@ -7,6 +7,7 @@ and callers ask for named operations, never for git's own arguments.
     layout         every path of the derived-state folder `<git-common-dir>/teddy/` (stdlib)
     worktree_tree  the tree of the working tree, through a temporary index (stdlib)
     repo           GitRepo: objects and refs (dulwich), remotes, blame, identities
+    promisor       partial clones: objects dulwich lacks, read and fetched through git
     snapshot       the working tree as a commit
     worktree       the pool of scratch worktrees where plans run
     scratch_files  a plan without commands: the files it names, its result as a tree

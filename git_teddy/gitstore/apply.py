@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore import runner
+from git_teddy.gitstore import promisor, runner
 from git_teddy.gitstore.checkout import Entry, checkout_blobs
 from git_teddy.gitstore.repo import GitRepo
 
@@ -244,6 +244,24 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
 
+def _refuse_missing_blobs(repo: GitRepo, changes: list[Change]) -> None:
+    """Every file to write must be here before one is written; a partial clone fetches what
+    it lacks first (in one request), and when it cannot, nothing is written."""
+    absent = repo.fetch_missing([c.new_blob for c in changes if c.writes])
+    if not absent:
+        return
+    remotes = promisor.promisor_remotes(repo.cwd)
+    where = f"git could not fetch them from {remotes[0]}" if remotes else "no remote has them"
+    raise CannotApply(
+        f"{len(absent)} file(s) of that state are not in this repository ({where}); nothing"
+        " was changed",
+        f"check that {remotes[0]} can be reached (`git fetch {remotes[0]}`), then run the"
+        " command again"
+        if remotes
+        else "fetch the session with its snapshots: `git teddy fetch REMOTE`",
+    )
+
+
 def _refuse_gitlink_writes(changes: list[Change]) -> None:
     """No file may be written at, inside or around a submodule's folder: git checkout
     (without --recurse-submodules) would not, and the folder holds the user's repository."""
@@ -366,6 +384,7 @@ def apply_to_worktree(
         outcome = _merge(repo, base, user_state, result, label)
         target, conflicts, kept = outcome.tree, outcome.conflicts, outcome.kept_yours
     changes = _changes(repo, _tree(repo, user_state), target)
+    _refuse_missing_blobs(repo, changes)
     _refuse_gitlink_writes(changes)
     _refuse_symlinked_paths(repo.toplevel, changes)
     _refuse_overwrites(repo.toplevel, changes)

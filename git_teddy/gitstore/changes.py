@@ -15,6 +15,9 @@ SESSION_PUSH_ENV = "TEDDY_HOOK_SESSION_PUSH"
 # findings the pre-push hook lets through.
 ALLOW_SECRETS_ENV = "TEDDY_HOOK_ALLOW_SECRETS"
 FIELD, RECORD = "\x1f", "\x1e"  # separators no trailer or time contains
+# rev-list's blobs reachable from some commits and not from others (`-<id>` lines name the
+# excluded edge commits; a blob's line has its path after a space, a commit's none).
+REACHABLE_BLOBS = ["--objects-edge-aggressive", "--filter=object:type=blob"]
 
 
 def is_null_id(sha: str) -> bool:
@@ -144,12 +147,26 @@ def new_history(
 
 def new_blobs(tip: str, known: Sequence[str], cwd: Path | None = None) -> dict[str, str]:
     """blob -> a path it is at, for the blobs reachable from `tip` but not from `known`
-    (`git rev-list --objects`: the blobs a push sends; submodules left out)."""
+    (`git rev-list --objects`: the blobs a push sends; submodules left out). A snapshot
+    shares no history with the project's commits, so the trees of `known` count as known
+    too (--objects-edge-aggressive), not only the objects of a history both share."""
     request = f"{tip}\n" + "".join(f"^{k}\n" for k in known)
-    args = ["rev-list", "--objects", "--filter=object:type=blob", "--stdin"]
+    args = ["rev-list", *REACHABLE_BLOBS, "--stdin"]
     blobs: dict[str, str] = {}
     for line in runner.output(args, cwd, input=request).splitlines():
         blob, space, path = line.partition(" ")
         if space and blob != tip:  # commits come without a path; a pushed tag with its name
             blobs.setdefault(blob, path)
     return blobs
+
+
+def new_blob_count(tips: Sequence[str], known: Sequence[str], cwd: Path | None = None) -> int:
+    """How many blobs are reachable from `tips` but not from `known`: the file contents a
+    push of `tips` sends to a remote that has `known` (one a content, however many paths
+    hold it). Blobs a partial clone has not fetched are not counted."""
+    if not tips:
+        return 0
+    request = "".join(f"{tip}\n" for tip in tips) + "".join(f"^{k}\n" for k in known)
+    args = ["rev-list", *REACHABLE_BLOBS, "--missing=allow-promisor", "--stdin"]
+    out = runner.output(args, cwd, input=request)
+    return sum(1 for line in out.splitlines() if " " in line)  # commits come without a path

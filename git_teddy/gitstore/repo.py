@@ -5,6 +5,7 @@ written by git's plumbing (gitstore.gitwrite): dulwich would write them with SHA
 shared one (core.sharedRepository) too, as git gives them the group's modes."""
 
 import os
+import tempfile
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 
 from dulwich.file import FileLocked
-from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
+from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree, object_class
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
@@ -23,6 +24,7 @@ from git_teddy.gitstore import (
     locks,
     permissions,
     plumbing,
+    promisor,
     runner,
     submodules,
 )
@@ -176,6 +178,7 @@ class GitRepo:
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
+        self._through_git: dict[bytes, ShaFile] = {}  # objects dulwich lacked, read by git
 
     @classmethod
     def discover(cls, cwd: Path | None = None) -> "GitRepo":
@@ -298,18 +301,35 @@ class GitRepo:
         if done.returncode != 0:
             raise runner.failure(args, done.stderr.strip())
 
-    def blame(self, commit: str, path: str, line: int | None = None) -> list[BlamedLine]:
+    def blame(
+        self,
+        commit: str,
+        path: str,
+        line: int | None = None,
+        grafts: Mapping[str, str] | None = None,
+    ) -> list[BlamedLine]:
         """Which commit last changed each line of `path` (from the top of the working tree;
-        or of line `line` alone) as of `commit`. GitFailed when git cannot tell;
-        LineOutOfRange past the file's end."""
+        or of line `line` alone) as of `commit`. `grafts` (commit -> the parent it is blamed
+        on top of) give parentless commits a parent for this blame alone (`git blame -S`).
+        GitFailed when git cannot tell; LineOutOfRange past the file's end."""
         lines = ["-L", f"{line},{line}"] if line is not None else []
-        args = ["blame", "--porcelain", *lines, commit, "--", path]
-        proc = runner.run(args, self.toplevel)  # git would read `path` from the cwd
+        scratch = self.layout.shared.make_folders(self.layout.scratch)
+        with tempfile.TemporaryDirectory(dir=scratch, prefix="blame-") as folder:
+            revs = Path(folder) / "grafts"
+            revs.write_text(
+                "".join(f"{child} {parent}\n" for child, parent in (grafts or {}).items())
+            )
+            args = ["blame", "--porcelain", "-S", str(revs), *lines, commit, "--", path]
+            proc = runner.run(args, self.toplevel)  # git would read `path` from the cwd
         if proc.returncode != 0:
             out_of_range = line is not None and "has only" in proc.stderr
             failed = runner.failure(args, proc.stderr.strip())
             raise LineOutOfRange(failed.message) if out_of_range else failed
         return parse_blame(proc.stdout)
+
+    def root_commits(self, commit: str) -> list[str]:
+        """The commits without parents `commit` descends from (itself, when it has none)."""
+        return runner.output(["rev-list", "--max-parents=0", commit], self.cwd).split()
 
     def show_diff(self, old: str, new: str, options: Sequence[str], color: str | None) -> int:
         """`git diff` of two commits to the user's terminal (or pager), the user's options
@@ -465,18 +485,41 @@ class GitRepo:
     # ---- objects --------------------------------------------------------------------------
 
     def _object(self, sha: bytes) -> ShaFile:
-        """An object of the repository, or a MissingObject error that says what to do: a
-        session that reached a clone by plain `git push`/`git clone` has its branches but
-        not the snapshots they name."""
+        """An object of the repository. One dulwich does not have is asked of git, which
+        fetches it in a partial clone (gitstore.promisor); else a MissingObject error that
+        says what to do: a session that reached a clone by plain `git push`/`git clone` has
+        its branches but not the snapshots they name."""
         try:
             return self.dulwich[sha]
         except KeyError:
-            raise MissingObject(
-                f"object {sha.decode()} is not in this repository",
-                "if it belongs to a session that came by plain git (git push --all, git clone),"
-                " fetch the session with its snapshots: `git teddy fetch REMOTE` (the author"
-                " shares it with `git teddy push`)",
-            ) from None
+            pass
+        if sha in self._through_git:
+            return self._through_git[sha]
+        found = promisor.read_object(sha.decode(), self.cwd)
+        if found is None:
+            raise self._missing(sha.decode())
+        kind, data = found
+        cls = object_class(kind.encode())
+        if cls is None:
+            raise self._missing(sha.decode())
+        obj = cls.from_raw_string(cls.type_num, data, ObjectID(sha))
+        self._through_git[sha] = obj
+        return obj
+
+    def _missing(self, sha: str) -> MissingObject:
+        if remotes := promisor.promisor_remotes(self.cwd):
+            return MissingObject(
+                f"object {sha} is not in this partial clone, and git could not fetch it from"
+                f" {remotes[0]}",
+                f"check that {remotes[0]} can be reached (`git fetch {remotes[0]}`), then run"
+                " the command again",
+            )
+        return MissingObject(
+            f"object {sha} is not in this repository",
+            "if it belongs to a session that came by plain git (git push --all, git clone),"
+            " fetch the session with its snapshots: `git teddy fetch REMOTE` (the author"
+            " shares it with `git teddy push`)",
+        )
 
     def read_commit(self, sha: str) -> CommitInfo:
         commit = self._object(sha.encode())
@@ -770,3 +813,19 @@ class GitRepo:
 
     def object_exists(self, sha: str) -> bool:
         return _oid(sha) in self.dulwich.object_store
+
+    def fetch_missing(self, shas: Collection[str]) -> list[str]:
+        """Those of `shas` not in this repository, after a partial clone has fetched them
+        from its promisor remote in one request (git would fetch them one by one, and
+        `checkout-index` leaves an empty file where one fails): [] when all are here."""
+        missing = [sha for sha in dict.fromkeys(shas) if not self.object_exists(sha)]
+        if missing:  # or in a pack git wrote since dulwich listed them (an auto gc)
+            missing = self._still_missing(missing)
+        if missing and (remotes := promisor.promisor_remotes(self.cwd)):
+            promisor.fetch_objects(remotes[0], missing, self.cwd)
+            missing = self._still_missing(missing)
+        return missing
+
+    def _still_missing(self, shas: list[str]) -> list[str]:
+        self.dulwich = Repo(str(self.common_dir))  # one that lists the packs there now
+        return [sha for sha in shas if not self.object_exists(sha)]

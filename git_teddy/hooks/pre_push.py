@@ -12,8 +12,9 @@ pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remot
 - or, under any other name or a tag, a session commit (its `Teddy-Session` and
   `Teddy-Phase` trailers) or a snapshot (its subject, SNAPSHOT_SUBJECTS). The user's own
   commits of an applied turn carry `Teddy-Session` alone: they are the project's history.
-A snapshot's parents are the user's commits: those the remote lacks travel with it and are
-scanned too. What the remote already has is never flagged (a snapshot equal to a published
+A snapshot's parents are snapshots only (its HEAD is a trailer), but one of the old shape
+has the user's commits as parents: those the remote lacks travel with it and are scanned
+too. What the remote already has is never flagged (a snapshot equal to a published
 commit, a fixture token in the project's published history). Text is read as UTF-8,
 UTF-16 with a byte-order mark, or NUL-interleaved ASCII (gitstore.secret_files.as_text).
 Ordinary pushes of the project's own history are not this hook's business.

@@ -1,11 +1,14 @@
 """`git teddy blame`: which session and turn last changed each line of a file.
 
-Snapshots form a history on top of the project's commits (each turn's result is a commit on
-the state it started from), so `git blame` of the working tree, as a commit on top of the
-newest turn snapshot holding the file, names for every line the commit that brought it: a
-turn's snapshot, a commit of the user's (which may carry Teddy-* trailers from the hook), or
-nothing yet: the user's own edit. A turn that changed nothing (a failed EDIT, `true`) has its
-base as its result, a commit that is not its own, so it is credited with no line.
+Snapshots form a history (each turn's result is a commit on the state it started from)
+whose base snapshot was taken on the user's HEAD (its `Teddy-Head` trailer; a base snapshot
+of the old shape has HEAD as its parent instead). `git blame` of the working tree, as a
+commit on top of the newest turn snapshot holding the file, with each base snapshot grafted
+on the HEAD it was taken on for this blame alone, names for every line the commit that
+brought it: a turn's snapshot, a commit of the user's (which may carry Teddy-* trailers from
+the hook), or nothing yet: the user's own edit. A turn that changed nothing (a failed EDIT,
+`true`) has its base as its result, a commit that is not its own, so it is credited with no
+line.
 
 Paths are taken as git takes them: relative to the current directory, or to the top of the
 working tree with git's `:/path` (or `:(top)path`) magic.
@@ -23,6 +26,7 @@ from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.changes import is_null_id
 from git_teddy.gitstore.repo import BlamedLine, LineOutOfRange
 from git_teddy.gitstore.runner import GitFailed
+from git_teddy.gitstore.snapshot import HEAD_TRAILER, taken_on
 from git_teddy.session.workspace import Workspace
 
 
@@ -86,9 +90,24 @@ def _origin(ws: Workspace, row: BlamedLine, turns: dict[str, tuple[str, int]], m
     trailers = parse_trailers(ws.repo.read_commit(commit).message)
     if "Teddy-Session" in trailers and "Teddy-Turn" in trailers:
         return f"{trailers['Teddy-Session']}/{trailers['Teddy-Turn']}"
+    head = trailers.get(HEAD_TRAILER)
+    if summary.startswith("teddy: ") and head and not ws.repo.object_exists(head):
+        # a teammate's session taken on a commit never shared: its history is not here
+        return f"{summary.removeprefix('teddy: ')} (on commit {head[:12]}, not here)"
     if summary.startswith("teddy: "):
         return f"your edit, kept by {summary.removeprefix('teddy: ')}"
     return f"commit: {summary}"
+
+
+def _heads_of_bases(ws: Workspace, commit: str) -> dict[str, str]:
+    """base snapshot -> the HEAD it was taken on, for each base snapshot `commit` descends
+    from whose HEAD is here: the project's history its lines came from."""
+    heads = {}
+    for root in ws.repo.root_commits(commit):
+        head = taken_on(ws.repo.read_commit(root))
+        if head and ws.repo.object_exists(head):
+            heads[root] = head
+    return heads
 
 
 def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
@@ -116,7 +135,7 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     # Nothing of the user's on top when the working tree is `rev`: its lines are not theirs.
     yours = "" if mine == rev else mine  # "": no commit of theirs to match
     try:
-        blamed = ws.repo.blame(mine, rel, line)
+        blamed = ws.repo.blame(mine, rel, line, _heads_of_bases(ws, mine))
     except LineOutOfRange:
         hint = "give a line number inside the file"
         raise TeddyError(f"{rel} has no line {line}", hint) from None

@@ -24,6 +24,7 @@ from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session import keep
+from git_teddy.session.carried import bring_session_blobs, unseen_files
 from git_teddy.session.refnames import (
     arriving_prefix,
     branch_ref,
@@ -49,6 +50,7 @@ class Transfer:
     missing: dict[str, list[str]] = field(default_factory=dict)
     # push: the remote has session branches only, so its HEAD names a missing branch
     sessions_only: bool = False
+    unseen_files: int = 0  # push: project files shared that the remote had not seen
 
 
 def _remote(ws: Workspace, remote: str | None) -> str:
@@ -101,7 +103,8 @@ def push_sessions(
             f"git push to {name} failed:\n{output.strip()}",
             "check the remote's URL and your access to it",
         )
-    return Transfer(name, chosen, output, sessions_only=_sessions_only(ws, name))
+    unseen = unseen_files(ws, name, chosen, pushed.stdout)
+    return Transfer(name, chosen, output, {}, _sessions_only(ws, name), unseen)
 
 
 def _retire_old_branches(ws: Workspace, remote: str, sessions: list[str]) -> str:
@@ -183,6 +186,7 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
             "check the remote's URL and your access to it",
         )
     _place_branches(ws, name)
+    bring_session_blobs(ws, name)  # a partial clone: session contents now, not one by one
     _merge_keeps(ws, name, sessions)
     now = store.session_ids()
     if absent := [s for s in sessions if s not in now]:
