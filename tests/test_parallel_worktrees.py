@@ -6,14 +6,13 @@ installed executable, a bare remote for the teammate."""
 
 import json
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from testing.commands import Teddy, git
 from testing.plans import create, execute, plan_text
 from testing.repos import bare_remote
 from testing.sessions import kept_snapshots, queue
+from testing.waits import wait_for
 
 
 def linked_worktree(repo: Path, env: dict) -> Path:
@@ -185,29 +184,26 @@ def test_resume_takes_up_a_teammates_session_and_says_where_its_turns_go(
 def test_restore_snapshot_resolves_in_the_current_session_first(
     repo: Path, teddy: Teddy, env: dict
 ) -> None:
-    """Two sessions started from a clean HEAD share their base snapshot (HEAD itself)."""
+    """A snapshot id is looked up in the current session first, and the session used is
+    named. (Two sessions from a clean HEAD no longer share a base: a base snapshot is a
+    commit of its own, HEAD in its Teddy-Head trailer.)"""
     first = teddy.ok(repo, "new", "aaa").stdout.strip()
     second = teddy.ok(repo, "new", "bbb").stdout.strip()
-    base = git(repo, env, "rev-parse", "HEAD").strip()
-    assert base in kept_snapshots(repo, env, first) and base in kept_snapshots(repo, env, second)
+    bases = {row["id"]: row["base_snapshot"] for row in listed(repo, teddy).values()}
+    assert bases[first] in kept_snapshots(repo, env, first)
+    assert bases[first] not in kept_snapshots(repo, env, second)
     (repo / "README.md").write_text("changed by hand\n")
 
-    restored = teddy.ok(repo, "restore", "--force", base[:12])
-    assert f"restored snapshot {base[:12]} of {second}" in restored.stdout
+    mine = bases[second][:12]
+    restored = teddy.ok(repo, "restore", "--force", mine)
+    assert f"restored snapshot {mine} of {second}" in restored.stdout
     assert (repo / "README.md").read_text() == "# demo\n"
     saved = restored.stdout.split("to return to them: ")[1].split()
     assert saved[:5] == ["git", "teddy", "restore", "-s", second]
     assert saved[5] in [s[:12] for s in kept_snapshots(repo, env, second)]
 
-    teddy.ok(repo, "pause", "-s", first)
-    assert f"of {first}" in teddy.ok(repo, "restore", base[:12]).stdout
-
-
-def wait_for(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 30
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+    theirs = bases[first][:12]  # kept by the other session only: found there, and named
+    assert f"of {first}" in teddy.ok(repo, "restore", "--force", theirs).stdout
 
 
 def test_a_session_busy_in_another_worktree_names_that_worktree(
