@@ -35,6 +35,7 @@ from git_teddy.gitstore.changes import (
 )
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
+from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.runner import GitFailed
 from git_teddy.settings import SECRET_FILES, Settings
 
@@ -176,6 +177,9 @@ class GitRepo:
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
+        self._remotes: list[str] | None = None  # read with the teddy.* keys, else by `git remote`
+        self._listing: RefListing | None = None  # see listing()
+        self._commits: dict[str, CommitInfo] = {}  # objects never change: read each once
 
     @classmethod
     def discover(cls, cwd: Path | None = None) -> "GitRepo":
@@ -190,7 +194,9 @@ class GitRepo:
     def teddy_config(self) -> dict[str, list[str]]:
         """The teddy.* keys; git's own keys that teddy follows (FOLLOWED_CONFIG) come in the
         same git process and are kept in `git_config`."""
-        values = plumbing.read_config(self.cwd, "teddy", also=FOLLOWED_CONFIG)
+        values, self._remotes = plumbing.read_config_and_remotes(
+            self.cwd, "teddy", also=FOLLOWED_CONFIG
+        )
         self.git_config = {key: values.pop(key) for key in FOLLOWED_CONFIG if key in values}
         self.share(permissions.Shared.from_config(self.git_config))
         self.teddy_values = values
@@ -250,6 +256,12 @@ class GitRepo:
     def remote_names(self) -> list[str]:
         return runner.output(["remote"], self.cwd).split()
 
+    def remotes(self) -> list[str]:
+        """The remotes' names as this command found them (read with the settings)."""
+        if self._remotes is None:
+            self._remotes = self.remote_names()
+        return self._remotes
+
     def push_refs(self, remote: str, refspecs: list[str], allowed: Sequence[str] = ()) -> GitResult:
         """`git push` of exactly these refspecs (porcelain output: one line per ref), marked
         for the pre-push hook as teddy's own push (snapshots included), with the findings
@@ -257,6 +269,7 @@ class GitRepo:
         args = ["push", "--porcelain", remote, *refspecs]
         env = {SESSION_PUSH_ENV: "1", ALLOW_SECRETS_ENV: "\n".join(allowed)}
         proc = runner.run(args, self.cwd, env=env)
+        self._listing = None  # a push moves remote-tracking branches
         return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
 
     def remote_refs(self, remote: str, pattern: str) -> dict[str, str]:
@@ -271,6 +284,7 @@ class GitRepo:
         atomic push that deletes none if one moved meanwhile (--force-with-lease)."""
         leases = [f"--force-with-lease={name}:{oid}" for name, oid in expected.items()]
         args = ["push", "--porcelain", "--atomic", *leases, remote, *(f":{n}" for n in expected)]
+        self._listing = None  # a push moves remote-tracking branches
         return _git_result(args, self.cwd)
 
     def remote_heads(self, remote: str) -> list[str]:
@@ -280,6 +294,7 @@ class GitRepo:
 
     def fetch_refs(self, remote: str, refspecs: list[str]) -> GitResult:
         """`git fetch` of exactly these refspecs, and no tags."""
+        self._listing = None
         return _git_result(["fetch", "--no-tags", remote, *refspecs], self.cwd)
 
     def descends_from(self, commit: str, ancestor: str) -> bool:
@@ -296,7 +311,9 @@ class GitRepo:
         args = ["update-ref", "-m", reason, "--stdin"]
         done = runner.run(args, self.cwd, input=f"start\n{lines}commit\n")
         if done.returncode != 0:
+            self._listing = None
             raise runner.failure(args, done.stderr.strip())
+        self._wrote(refs)
 
     def blame(self, commit: str, path: str, line: int | None = None) -> list[BlamedLine]:
         """Which commit last changed each line of `path` (from the top of the working tree;
@@ -358,10 +375,28 @@ class GitRepo:
     # ---- refs (dulwich; every update is compare-and-swap) --------------------------------
 
     def read_ref(self, name: str) -> str | None:
+        """The ref's id, as the listing has it when it covers `name` (the command's view,
+        current with its own writes; every write is compare-and-swap all the same)."""
+        if self._listing is not None and self._listing.covers(name):
+            return self._listing.refs.get(name)
         try:
             return self.dulwich.refs[_ref(name)].decode()
         except KeyError:
             return None
+
+    def listing(self, prefixes: Sequence[str]) -> RefListing:
+        """The refs under `prefixes` (each ending in `/`) as this command found them: one
+        `git for-each-ref` (which reads only those, packed or loose), kept current with the
+        refs written through this object since. Another set of prefixes lists again."""
+        if self._listing is None or self._listing.prefixes != tuple(prefixes):
+            refs = plumbing.list_refs(self.cwd, *prefixes)
+            self._listing = RefListing(prefixes, refs)
+        return self._listing
+
+    def _wrote(self, refs: Mapping[str, str | None]) -> None:
+        if self._listing is not None:
+            for name, sha in refs.items():
+                self._listing.wrote(name, sha)
 
     def list_refs(self, prefix: str) -> dict[str, str]:
         """Refs under `prefix` (e.g. `refs/heads/teddy/`), by full name."""
@@ -407,6 +442,11 @@ class GitRepo:
                 ) from None
         else:
             done = False
+        # Written: the listing follows. Refused: someone else wrote it, so it lists again.
+        if done:
+            self._wrote({name: new})
+        else:
+            self._listing = None
         lock = self.common_dir / f"{name}.lock"
         if not done and lock.exists():
             # Held all the while (git, in a SHA-256 repository, waited for it too): a
@@ -421,6 +461,14 @@ class GitRepo:
     def delete_ref(self, name: str, expected: str) -> bool:
         """Remove `name` and its reflog, as `git update-ref -d` does, if it still points at
         `expected` (False: it moved, and is left alone)."""
+        done = self._delete_ref(name, expected)
+        if done:
+            self._wrote({name: None})
+        else:
+            self._listing = None  # moved by someone else: listed again
+        return done
+
+    def _delete_ref(self, name: str, expected: str) -> bool:
         if self.git_writes:  # git rewrites packed-refs with the shared mode, dulwich would not
             args = ["update-ref", "-d", name, expected]
             return runner.run(args, self.cwd).returncode == 0
@@ -449,10 +497,12 @@ class GitRepo:
         lines = "".join(f"delete {name} {sha}\n" for name, sha in refs.items())
         done = runner.run(["update-ref", "--stdin"], self.cwd, input=f"start\n{lines}commit\n")
         if done.returncode != 0:
+            self._listing = None
             raise ConcurrentUpdateError(
                 f"git refused to delete the refs: {done.stderr.strip()}",
                 "another git process changed them meanwhile; nothing was deleted, run again",
             )
+        self._wrote(dict.fromkeys(refs))
 
     def _swap_ref(self, name: str, new: str, expected: str | None, reason: str) -> bool:
         if self.git_writes:  # git waits for a held lock itself (core.filesRefLockTimeout)
@@ -479,6 +529,13 @@ class GitRepo:
             ) from None
 
     def read_commit(self, sha: str) -> CommitInfo:
+        """A commit, read once per command (a session's history is walked by several
+        helpers: each walk after the first costs lookups)."""
+        if sha not in self._commits:
+            self._commits[sha] = self._read_commit(sha)
+        return self._commits[sha]
+
+    def _read_commit(self, sha: str) -> CommitInfo:
         commit = self._object(sha.encode())
         if not isinstance(commit, Commit):
             raise TeddyError(f"{sha} is not a commit", "check the id you gave")

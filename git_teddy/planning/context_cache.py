@@ -30,7 +30,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.worktree_tree import worktree_tree
-from git_teddy.session.refnames import is_session_branch, session_ref_patterns
+from git_teddy.session.refnames import session_ref_patterns
 from git_teddy.settings import Settings
 
 FORMAT = 4  # bump when an entry's layout or meaning changes
@@ -80,7 +80,9 @@ class State:
         except FileNotFoundError:
             # Stored answers all came from a token cache: without one, none can be valid.
             raise Miss("no token-count cache") from None
-        self.config = plumbing.read_config(place.location.cwd, "teddy", also=(permissions.KEY,))
+        self.config, remotes = plumbing.read_config_and_remotes(
+            place.location.cwd, "teddy", also=(permissions.KEY,)
+        )
         # core.sharedRepository, read in the same git process: what is written gets git's modes.
         place.layout.shared = permissions.Shared.from_config(self.config)
         self.config.pop(permissions.KEY, None)
@@ -91,7 +93,7 @@ class State:
         # Which token-count cache file: it is replaced, never rewritten in place.
         self.tokens = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns]
         self.environ = _environ_digest()
-        self.refs = _session_refs(place.location.cwd, prefix)
+        self.refs = _session_refs(place.location.cwd, prefix, remotes)
 
     def parts(self) -> list[object]:
         return [self.tokens, self.config, self.environ, self.refs]
@@ -111,11 +113,11 @@ def _environ_digest() -> str:
     return hashlib.sha256(json.dumps(found).encode()).hexdigest()
 
 
-def _session_refs(cwd: Path, prefix: str) -> dict[str, str]:
+def _session_refs(cwd: Path, prefix: str, remotes: list[str]) -> dict[str, str]:
     """The session branches, local and fetched, with their tips (other remote branches do
-    not matter). A broken ref git leaves out is a miss: the full command may see it."""
-    refs = plumbing.list_refs(cwd, *session_ref_patterns(prefix), strict=True)
-    return {ref: sha for ref, sha in refs.items() if is_session_branch(ref, prefix)}
+    not matter, and are not read). A broken ref git leaves out is a miss: the full command
+    may see it."""
+    return plumbing.list_refs(cwd, *session_ref_patterns(prefix, remotes), strict=True)
 
 
 @functools.cache
