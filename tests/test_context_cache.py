@@ -123,6 +123,7 @@ def test_every_change_an_answer_depends_on_is_seen_at_once(
     session = project(repo, env)
     branch = f"teddy/{session}/main"
     fetched = "refs/remotes/origin/teddy/20261126-zzz/main"  # the latest session once fetched
+    git(repo, env, "remote", "add", "origin", str(tmp_path / "remote.git"))  # where it came from
     # A second conversation branch at the same tip: switching to it changes only the marker.
     git(repo, env, "branch", f"teddy/{session}/01-branch-01", branch)
 

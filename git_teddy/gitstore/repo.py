@@ -47,6 +47,10 @@ FILE_MODE_KEY = "core.filemode"
 FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
+# dulwich reads the whole packed-refs file before it writes any ref: past this size (about
+# 700 refs, as `git fetch` and `git gc` leave a monorepo's remote branches) git writes them,
+# in a process that costs the same however many refs there are.
+BIG_PACKED_REFS = 64 * 1024
 
 
 def _ref(name: str) -> Ref:
@@ -180,6 +184,7 @@ class GitRepo:
         self._remotes: list[str] | None = None  # read with the teddy.* keys, else by `git remote`
         self._listing: RefListing | None = None  # see listing()
         self._commits: dict[str, CommitInfo] = {}  # objects never change: read each once
+        self._big_packed_refs: bool | None = None  # see _git_writes_refs
 
     @classmethod
     def discover(cls, cwd: Path | None = None) -> "GitRepo":
@@ -468,8 +473,17 @@ class GitRepo:
             self._listing = None  # moved by someone else: listed again
         return done
 
+    def _git_writes_refs(self) -> bool:
+        """Whether refs are written by git: objects are (SHA-256, shared), or dulwich would
+        read a big packed-refs file first (BIG_PACKED_REFS)."""
+        if self._big_packed_refs is None:
+            packed = self.common_dir / "packed-refs"
+            self._big_packed_refs = packed.exists() and packed.stat().st_size > BIG_PACKED_REFS
+        return self.git_writes or self._big_packed_refs
+
     def _delete_ref(self, name: str, expected: str) -> bool:
-        if self.git_writes:  # git rewrites packed-refs with the shared mode, dulwich would not
+        # git rewrites packed-refs with the shared mode (dulwich would not), and reads it fast
+        if self._git_writes_refs():
             args = ["update-ref", "-d", name, expected]
             return runner.run(args, self.cwd).returncode == 0
         try:
@@ -505,7 +519,8 @@ class GitRepo:
         self._wrote(dict.fromkeys(refs))
 
     def _swap_ref(self, name: str, new: str, expected: str | None, reason: str) -> bool:
-        if self.git_writes:  # git waits for a held lock itself (core.filesRefLockTimeout)
+        # git waits for a held lock itself (core.filesRefLockTimeout)
+        if self._git_writes_refs():
             return gitwrite.swap_ref(self.cwd, name, new, expected, f"teddy: {reason}")
         refs, message = self.dulwich.refs, f"teddy: {reason}".encode()
         if expected is None:

@@ -204,12 +204,18 @@ class Answer:
 # ---- looking up (no click, pydantic nor dulwich) ----------------------------------------------
 
 
+# What a lookup that missed read (its Place and State), for the full command's Watch in the
+# same process: the repository is read once (its refs, its settings) either way.
+_LOOKED_UP: dict[Path, tuple[Place, State]] = {}
+
+
 def lookup(cwd: Path, session_spec: str | None, depth: int, output: str) -> str:
     """The stored output for the repository at `cwd` as it is now, or Miss."""
     place = Place(cwd)
     if not place.layout.context_cache.is_dir():
         raise Miss("nothing stored yet")
     state = State(place)
+    _LOOKED_UP[cwd] = (place, state)
     tree = place.tree()
     key = cache_key(state, tree, session_spec, depth)
     try:
@@ -260,13 +266,18 @@ def parse_args(argv: list[str]) -> tuple[str | None, int, bool] | None:
 # ---- storing (after the full command) -----------------------------------------------------
 
 
+def _place_and_state(cwd: Path) -> tuple[Place, State]:
+    place = Place(cwd)
+    return place, State(place)
+
+
 class Watch:
     """Observes what the full command's answer depends on before it runs, so that the answer
     is stored only if nothing moved while it was computed."""
 
     def __init__(self, cwd: Path) -> None:
-        self.place = Place(cwd)
-        self.state = State(self.place)
+        looked_up = _LOOKED_UP.pop(cwd, None)
+        self.place, self.state = looked_up or _place_and_state(cwd)
         self.markers = self.place.markers()
 
     @classmethod
