@@ -398,6 +398,10 @@ class GitRepo:
             self._listing = RefListing(prefixes, refs)
         return self._listing
 
+    def forget_refs(self) -> None:
+        """Drop the listing: the next question lists again (a server, between requests)."""
+        self._listing = None
+
     def _wrote(self, refs: Mapping[str, str | None]) -> None:
         if self._listing is not None:
             for name, sha in refs.items():

@@ -100,6 +100,11 @@ class SessionStore:
         the first question and kept current with the refs this command writes (GitRepo)."""
         return self.repo.listing(namespace_patterns(self.prefix, self.repo.remotes()))
 
+    def reread(self) -> None:
+        """Forget the refs as found: the next question lists them again (`serve` answers
+        each request from the repository as it is then)."""
+        self.repo.forget_refs()
+
     def _all_branches(self) -> dict[str, dict[str, str]]:
         """session id -> branch name -> tip commit, local and fetched (session.refnames),
         grouped again only when the listing changed."""
