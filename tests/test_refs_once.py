@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.session.refnames import group_session_refs
 from testing.commands import Teddy, git, run, teddy_executable
 from testing.plans import create, plan_text
@@ -152,3 +153,20 @@ def test_serve_reads_the_refs_again_for_each_request(
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)
+
+
+def test_a_listing_follows_the_commands_own_writes() -> None:
+    listing = RefListing(
+        ["refs/heads/teddy/", "refs/teddy/"],
+        {"refs/heads/teddy/s1/main": "a", "refs/teddy/keep/s1": "k", "refs/teddy/keep/s10": "x"},
+    )
+    listing.wrote("refs/heads/teddy/s2/main", "b")
+    listing.wrote("refs/teddy/keep/s10", None)
+    listing.wrote("refs/heads/feature", "f")  # not a listed prefix: not kept
+    assert listing.version == 2
+    assert listing.under("refs/heads/teddy/") == {
+        "refs/heads/teddy/s1/main": "a",
+        "refs/heads/teddy/s2/main": "b",
+    }
+    assert listing.under("refs/teddy/keep/s1") == {"refs/teddy/keep/s1": "k"}
+    assert not listing.covers("refs/heads/feature") and "refs/heads/feature" not in listing.refs
