@@ -124,6 +124,7 @@ def test_every_change_an_answer_depends_on_is_seen_at_once(
     branch = f"teddy/{session}/main"
     current_file = repo / ".git" / "teddy-session"  # what `-s`, `new`, `resume` record
     fetched = "refs/remotes/origin/teddy/20261126-zzz/main"  # a teammate's, newer than ours
+    git(repo, env, "remote", "add", "origin", str(tmp_path / "remote.git"))  # where it came from
     # A second conversation branch at the same tip: switching to it changes only the marker.
     git(repo, env, "branch", f"teddy/{session}/01-branch-01", branch)
 

@@ -14,6 +14,7 @@ WHERE = ["rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel
 INDEX_PATH = ["--path-format=absolute", "--git-path", "index"]  # GIT_INDEX_FILE honoured
 OBJECT_FORMAT = ["--show-object-format"]  # sha1, or sha256 (`git init --object-format`)
 SHA1 = "sha1"
+REMOTE_KEYS = r"remote\..*\."  # a regular expression of the keys that make a remote
 
 
 class Location:
@@ -83,16 +84,35 @@ def read_config(cwd: Path | None, section: str, also: tuple[str, ...] = ()) -> d
     """All values of `<section>.*` keys, by key lower-cased as git compares them; and of the
     keys `also` (lower case, e.g. `commit.gpgsign`), in the same git process. A key set
     without a value (`[commit] gpgsign`) reads as ""."""
+    return read_config_and_remotes(cwd, section, also, remotes=False)[0]
+
+
+def read_config_and_remotes(
+    cwd: Path | None, section: str, also: tuple[str, ...] = (), remotes: bool = True
+) -> tuple[dict[str, list[str]], list[str]]:
+    """read_config, and the names of the remotes (as `git remote` lists them: every
+    `remote.<name>.*` section), in the same git process: where their remote-tracking
+    branches are (`refs/remotes/<name>/`), so a listing asks for those alone."""
     keys = [f"{section}\\.", *(key.replace(".", "\\.") + "$" for key in also)]
+    keys += [REMOTE_KEYS] if remotes else []
     args = ["config", "--get-regexp", f"^({'|'.join(keys)})"]
     proc = runner.run(args, cwd)
     if proc.returncode not in (0, 1):  # 1: no such key at all
         raise runner.failure(args, proc.stderr.strip())
     values: dict[str, list[str]] = {}
+    names: dict[str, None] = {}
     for line in proc.stdout.splitlines():
         key, _, value = line.partition(" ")
+        if remotes and key.startswith("remote.") and key.count(".") >= 2:
+            names[key[len("remote.") : key.rindex(".")]] = None  # its case kept, as git's
+            continue
         values.setdefault(key.lower(), []).append(value)
-    return values
+    return values, list(names)
+
+
+def remote_names(cwd: Path | None) -> list[str]:
+    """The remotes' names, as `git remote` lists them (one `git config` process)."""
+    return read_config_and_remotes(cwd, "remote")[1]
 
 
 def is_true(value: str) -> bool:

@@ -37,6 +37,7 @@ from git_teddy.gitstore.changes import (
 )
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
+from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.runner import GitFailed
 from git_teddy.settings import SECRET_FILES, Settings
 
@@ -48,6 +49,10 @@ FILE_MODE_KEY = "core.filemode"
 FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
+# dulwich reads the whole packed-refs file before it writes any ref: past this size (about
+# 700 refs, as `git fetch` and `git gc` leave a monorepo's remote branches) git writes them,
+# in a process that costs the same however many refs there are.
+BIG_PACKED_REFS = 64 * 1024
 
 
 def _ref(name: str) -> Ref:
@@ -179,6 +184,10 @@ class GitRepo:
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
         self._through_git: dict[bytes, ShaFile] = {}  # objects dulwich lacked, read by git
+        self._remotes: list[str] | None = None  # read with the teddy.* keys, else by `git remote`
+        self._listing: RefListing | None = None  # see listing()
+        self._commits: dict[str, CommitInfo] = {}  # objects never change: read each once
+        self._big_packed_refs: bool | None = None  # see _git_writes_refs
 
     @classmethod
     def discover(cls, cwd: Path | None = None) -> "GitRepo":
@@ -193,7 +202,9 @@ class GitRepo:
     def teddy_config(self) -> dict[str, list[str]]:
         """The teddy.* keys; git's own keys that teddy follows (FOLLOWED_CONFIG) come in the
         same git process and are kept in `git_config`."""
-        values = plumbing.read_config(self.cwd, "teddy", also=FOLLOWED_CONFIG)
+        values, self._remotes = plumbing.read_config_and_remotes(
+            self.cwd, "teddy", also=FOLLOWED_CONFIG
+        )
         self.git_config = {key: values.pop(key) for key in FOLLOWED_CONFIG if key in values}
         self.share(permissions.Shared.from_config(self.git_config))
         self.teddy_values = values
@@ -253,6 +264,12 @@ class GitRepo:
     def remote_names(self) -> list[str]:
         return runner.output(["remote"], self.cwd).split()
 
+    def remotes(self) -> list[str]:
+        """The remotes' names as this command found them (read with the settings)."""
+        if self._remotes is None:
+            self._remotes = self.remote_names()
+        return self._remotes
+
     def push_refs(self, remote: str, refspecs: list[str], allowed: Sequence[str] = ()) -> GitResult:
         """`git push` of exactly these refspecs (porcelain output: one line per ref), marked
         for the pre-push hook as teddy's own push (snapshots included), with the findings
@@ -260,6 +277,7 @@ class GitRepo:
         args = ["push", "--porcelain", remote, *refspecs]
         env = {SESSION_PUSH_ENV: "1", ALLOW_SECRETS_ENV: "\n".join(allowed)}
         proc = runner.run(args, self.cwd, env=env)
+        self._listing = None  # a push moves remote-tracking branches
         return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
 
     def remote_refs(self, remote: str, pattern: str) -> dict[str, str]:
@@ -274,6 +292,7 @@ class GitRepo:
         atomic push that deletes none if one moved meanwhile (--force-with-lease)."""
         leases = [f"--force-with-lease={name}:{oid}" for name, oid in expected.items()]
         args = ["push", "--porcelain", "--atomic", *leases, remote, *(f":{n}" for n in expected)]
+        self._listing = None  # a push moves remote-tracking branches
         return _git_result(args, self.cwd)
 
     def remote_heads(self, remote: str) -> list[str]:
@@ -283,6 +302,7 @@ class GitRepo:
 
     def fetch_refs(self, remote: str, refspecs: list[str]) -> GitResult:
         """`git fetch` of exactly these refspecs, and no tags."""
+        self._listing = None
         return _git_result(["fetch", "--no-tags", remote, *refspecs], self.cwd)
 
     def descends_from(self, commit: str, ancestor: str) -> bool:
@@ -299,7 +319,9 @@ class GitRepo:
         args = ["update-ref", "-m", reason, "--stdin"]
         done = runner.run(args, self.cwd, input=f"start\n{lines}commit\n")
         if done.returncode != 0:
+            self._listing = None
             raise runner.failure(args, done.stderr.strip())
+        self._wrote(refs)
 
     def blame(
         self,
@@ -378,10 +400,32 @@ class GitRepo:
     # ---- refs (dulwich; every update is compare-and-swap) --------------------------------
 
     def read_ref(self, name: str) -> str | None:
+        """The ref's id, as the listing has it when it covers `name` (the command's view,
+        current with its own writes; every write is compare-and-swap all the same)."""
+        if self._listing is not None and self._listing.covers(name):
+            return self._listing.refs.get(name)
         try:
             return self.dulwich.refs[_ref(name)].decode()
         except KeyError:
             return None
+
+    def listing(self, prefixes: Sequence[str]) -> RefListing:
+        """The refs under `prefixes` (each ending in `/`) as this command found them: one
+        `git for-each-ref` (which reads only those, packed or loose), kept current with the
+        refs written through this object since. Another set of prefixes lists again."""
+        if self._listing is None or self._listing.prefixes != tuple(prefixes):
+            refs = plumbing.list_refs(self.cwd, *prefixes)
+            self._listing = RefListing(prefixes, refs)
+        return self._listing
+
+    def forget_refs(self) -> None:
+        """Drop the listing: the next question lists again (a server, between requests)."""
+        self._listing = None
+
+    def _wrote(self, refs: Mapping[str, str | None]) -> None:
+        if self._listing is not None:
+            for name, sha in refs.items():
+                self._listing.wrote(name, sha)
 
     def list_refs(self, prefix: str) -> dict[str, str]:
         """Refs under `prefix` (e.g. `refs/heads/teddy/`), by full name."""
@@ -427,6 +471,11 @@ class GitRepo:
                 ) from None
         else:
             done = False
+        # Written: the listing follows. Refused: someone else wrote it, so it lists again.
+        if done:
+            self._wrote({name: new})
+        else:
+            self._listing = None
         lock = self.common_dir / f"{name}.lock"
         if not done and lock.exists():
             # Held all the while (git, in a SHA-256 repository, waited for it too): a
@@ -441,7 +490,24 @@ class GitRepo:
     def delete_ref(self, name: str, expected: str) -> bool:
         """Remove `name` and its reflog, as `git update-ref -d` does, if it still points at
         `expected` (False: it moved, and is left alone)."""
-        if self.git_writes:  # git rewrites packed-refs with the shared mode, dulwich would not
+        done = self._delete_ref(name, expected)
+        if done:
+            self._wrote({name: None})
+        else:
+            self._listing = None  # moved by someone else: listed again
+        return done
+
+    def _git_writes_refs(self) -> bool:
+        """Whether refs are written by git: objects are (SHA-256, shared), or dulwich would
+        read a big packed-refs file first (BIG_PACKED_REFS)."""
+        if self._big_packed_refs is None:
+            packed = self.common_dir / "packed-refs"
+            self._big_packed_refs = packed.exists() and packed.stat().st_size > BIG_PACKED_REFS
+        return self.git_writes or self._big_packed_refs
+
+    def _delete_ref(self, name: str, expected: str) -> bool:
+        # git rewrites packed-refs with the shared mode (dulwich would not), and reads it fast
+        if self._git_writes_refs():
             args = ["update-ref", "-d", name, expected]
             return runner.run(args, self.cwd).returncode == 0
         try:
@@ -469,13 +535,16 @@ class GitRepo:
         lines = "".join(f"delete {name} {sha}\n" for name, sha in refs.items())
         done = runner.run(["update-ref", "--stdin"], self.cwd, input=f"start\n{lines}commit\n")
         if done.returncode != 0:
+            self._listing = None
             raise ConcurrentUpdateError(
                 f"git refused to delete the refs: {done.stderr.strip()}",
                 "another git process changed them meanwhile; nothing was deleted, run again",
             )
+        self._wrote(dict.fromkeys(refs))
 
     def _swap_ref(self, name: str, new: str, expected: str | None, reason: str) -> bool:
-        if self.git_writes:  # git waits for a held lock itself (core.filesRefLockTimeout)
+        # git waits for a held lock itself (core.filesRefLockTimeout)
+        if self._git_writes_refs():
             return gitwrite.swap_ref(self.cwd, name, new, expected, f"teddy: {reason}")
         refs, message = self.dulwich.refs, f"teddy: {reason}".encode()
         if expected is None:
@@ -522,6 +591,13 @@ class GitRepo:
         )
 
     def read_commit(self, sha: str) -> CommitInfo:
+        """A commit, read once per command (a session's history is walked by several
+        helpers: each walk after the first costs lookups)."""
+        if sha not in self._commits:
+            self._commits[sha] = self._read_commit(sha)
+        return self._commits[sha]
+
+    def _read_commit(self, sha: str) -> CommitInfo:
         commit = self._object(sha.encode())
         if not isinstance(commit, Commit):
             raise TeddyError(f"{sha} is not a commit", "check the id you gave")

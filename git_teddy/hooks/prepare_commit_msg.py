@@ -30,9 +30,9 @@ from git_teddy.gitstore.changes import (
 )
 from git_teddy.gitstore.layout import APPLIED_BLOBS, DERIVED_DIR, Layout
 from git_teddy.gitstore.permissions import Shared
-from git_teddy.gitstore.plumbing import list_refs, read_config
+from git_teddy.gitstore.plumbing import list_refs, read_config, remote_names
 from git_teddy.hooks import ref_prefix
-from git_teddy.session.refnames import is_session_branch, session_ref_patterns
+from git_teddy.session.refnames import group_session_refs, session_ref_patterns
 
 SKIPPED_SOURCES = {"merge", "squash"}  # git wrote the message from other commits
 TRAILER_KEYS = ("Teddy-Session", "Teddy-Turn", "Teddy-Snapshot")
@@ -58,8 +58,10 @@ def base_commit(source: str, sha: str) -> str:
 
 
 def session_tips(prefix: str) -> list[str]:
-    refs = list_refs(None, *session_ref_patterns(prefix))
-    return [sha for ref, sha in refs.items() if is_session_branch(ref, prefix)]
+    remotes = remote_names(None)
+    refs = list_refs(None, *session_ref_patterns(prefix, remotes))
+    sessions = group_session_refs(refs, prefix, remotes).values()
+    return [sha for branches in sessions for sha in branches.values()]
 
 
 def executed_turns(tips: list[str]) -> list[Turn]:

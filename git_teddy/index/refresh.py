@@ -38,13 +38,15 @@ def refresh(cwd: Path | None = None, rebuild: bool = False, need_agents: bool = 
     the caller reads the agents table, so it is decoded here (and rebuilt if broken)."""
     location = plumbing.locate(cwd)
     # core.sharedRepository in the same git process: the index file gets git's modes.
-    config = plumbing.read_config(location.cwd, "teddy", also=(permissions.KEY,))
+    config, remotes = plumbing.read_config_and_remotes(
+        location.cwd, "teddy", also=(permissions.KEY,)
+    )
     shared = permissions.Shared.from_config(config)
     config.pop(permissions.KEY, None)
     settings = Settings.verified(config)
     prefix = settings.ref_prefix
-    refs = plumbing.list_refs(location.cwd, *session_ref_patterns(prefix))
-    sessions = group_session_refs(refs, prefix)
+    refs = plumbing.list_refs(location.cwd, *session_ref_patterns(prefix, remotes))
+    sessions = group_session_refs(refs, prefix, remotes)
     layout = Layout(location.common_dir, shared)
     path = layout.index_file
     index = load(path, prefix)

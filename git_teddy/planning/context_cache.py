@@ -32,7 +32,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout, read_worktree_session
 from git_teddy.gitstore.worktree_tree import worktree_tree
-from git_teddy.session.refnames import is_session_branch, session_ref_patterns
+from git_teddy.session.refnames import session_ref_patterns
 from git_teddy.settings import Settings
 
 FORMAT = 5  # bump when an entry's layout or meaning changes
@@ -82,7 +82,9 @@ class State:
         except FileNotFoundError:
             # Stored answers all came from a token cache: without one, none can be valid.
             raise Miss("no token-count cache") from None
-        self.config = plumbing.read_config(place.location.cwd, "teddy", also=(permissions.KEY,))
+        self.config, remotes = plumbing.read_config_and_remotes(
+            place.location.cwd, "teddy", also=(permissions.KEY,)
+        )
         # core.sharedRepository, read in the same git process: what is written gets git's modes.
         place.layout.shared = permissions.Shared.from_config(self.config)
         self.config.pop(permissions.KEY, None)
@@ -93,7 +95,7 @@ class State:
         # Which token-count cache file: it is replaced, never rewritten in place.
         self.tokens = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns]
         self.environ = _environ_digest()
-        self.refs = _session_refs(place.location.cwd, prefix)
+        self.refs = _session_refs(place.location.cwd, prefix, remotes)
         # This worktree's current session (session.current): the session of `context` without -s.
         self.current = read_worktree_session(place.location.git_dir)
 
@@ -115,11 +117,11 @@ def _environ_digest() -> str:
     return hashlib.sha256(json.dumps(found).encode()).hexdigest()
 
 
-def _session_refs(cwd: Path, prefix: str) -> dict[str, str]:
+def _session_refs(cwd: Path, prefix: str, remotes: list[str]) -> dict[str, str]:
     """The session branches, local and fetched, with their tips (other remote branches do
-    not matter). A broken ref git leaves out is a miss: the full command may see it."""
-    refs = plumbing.list_refs(cwd, *session_ref_patterns(prefix), strict=True)
-    return {ref: sha for ref, sha in refs.items() if is_session_branch(ref, prefix)}
+    not matter, and are not read). A broken ref git leaves out is a miss: the full command
+    may see it."""
+    return plumbing.list_refs(cwd, *session_ref_patterns(prefix, remotes), strict=True)
 
 
 @functools.cache
@@ -206,12 +208,18 @@ class Answer:
 # ---- looking up (no click, pydantic nor dulwich) ----------------------------------------------
 
 
+# What a lookup that missed read (its Place and State), for the full command's Watch in the
+# same process: the repository is read once (its refs, its settings) either way.
+_LOOKED_UP: dict[Path, tuple[Place, State]] = {}
+
+
 def lookup(cwd: Path, session_spec: str | None, depth: int, output: str) -> str:
     """The stored output for the repository at `cwd` as it is now, or Miss."""
     place = Place(cwd)
     if not place.layout.context_cache.is_dir():
         raise Miss("nothing stored yet")
     state = State(place)
+    _LOOKED_UP[cwd] = (place, state)
     tree = place.tree()
     key = cache_key(state, tree, session_spec, depth)
     try:
@@ -262,13 +270,18 @@ def parse_args(argv: list[str]) -> tuple[str | None, int, bool] | None:
 # ---- storing (after the full command) -----------------------------------------------------
 
 
+def _place_and_state(cwd: Path) -> tuple[Place, State]:
+    place = Place(cwd)
+    return place, State(place)
+
+
 class Watch:
     """Observes what the full command's answer depends on before it runs, so that the answer
     is stored only if nothing moved while it was computed."""
 
     def __init__(self, cwd: Path) -> None:
-        self.place = Place(cwd)
-        self.state = State(self.place)
+        looked_up = _LOOKED_UP.pop(cwd, None)
+        self.place, self.state = looked_up or _place_and_state(cwd)
         self.markers = self.place.markers()
 
     @classmethod

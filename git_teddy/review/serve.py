@@ -56,6 +56,7 @@ def _answer(store: SessionStore, path: str, query: dict[str, str]) -> tuple[int,
         return HTTPStatus.OK, render_list(rows, filters, len(index.sessions))
     if path.startswith("/session/"):
         session = unquote(path.removeprefix("/session/")).strip("/")
+        store.reread()  # each request reads the repository as it is now
         if session not in store.session_ids():
             return HTTPStatus.NOT_FOUND, _message(f"no session {session}")
         return HTTPStatus.OK, render_page(read_session_page(store, session))

@@ -124,10 +124,12 @@ def fetched_from(repo: "GitRepo", prefix: str, session: str) -> list[str]:
     session, not continued here yet); [] when it has one."""
     if repo.list_refs(f"{branches_prefix(prefix)}{session}/"):
         return []
-    pattern = f"{REMOTES}*/{prefix}{session}/*"
-    names = plumbing.list_refs(repo.cwd, pattern)
-    marker = f"/{prefix}{session}/"
-    return sorted({name.removeprefix(REMOTES).rpartition(marker)[0] for name in names})
+    # One remote at a time: a glob over refs/remotes/ would read every remote branch.
+    return [
+        remote
+        for remote in repo.remotes()
+        if plumbing.list_refs(repo.cwd, f"{REMOTES}{remote}/{prefix}{session}/")
+    ]
 
 
 def take_up(repo: "GitRepo", prefix: str, session: str) -> TakenUp:

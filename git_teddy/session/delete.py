@@ -15,8 +15,8 @@ from datetime import timedelta
 
 from git_teddy.errors import TeddyError
 from git_teddy.session.refnames import (
-    REMOTES,
     branches_prefix,
+    fetched_prefix,
     keep_ref,
     snapshots_prefix,
 )
@@ -33,18 +33,18 @@ class Doomed:
 
 
 def _session_refs(store: SessionStore, session: str) -> dict[str, str]:
-    prefix = store.prefix
-    local = store.repo.list_refs(f"{branches_prefix(prefix)}{session}/")
-    snapshots = store.repo.list_refs(f"{snapshots_prefix(prefix)}{session}/")
-    keep = keep_ref(prefix, session)
-    kept = store.repo.read_ref(keep)
-    keeps = {keep: kept} if kept else {}
-    fetched = {
-        name: sha
-        for name, sha in store.repo.list_refs(REMOTES).items()
-        if name.removeprefix(REMOTES).partition("/")[2].startswith(f"{prefix}{session}/")
+    """Every ref of the session's, local and fetched (from the store's one listing)."""
+    prefix, refs = store.prefix, store.refs()
+    found = {
+        **refs.under(f"{branches_prefix(prefix)}{session}/"),
+        **refs.under(f"{snapshots_prefix(prefix)}{session}/"),
     }
-    return {**local, **fetched, **snapshots, **keeps}
+    for remote in store.repo.remotes():
+        found.update(refs.under(f"{fetched_prefix(remote, prefix)}{session}/"))
+    keep = keep_ref(prefix, session)
+    if kept := refs.refs.get(keep):
+        found[keep] = kept
+    return found
 
 
 def _saved_states(store: SessionStore, session: str) -> list[str]:

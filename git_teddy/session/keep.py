@@ -15,7 +15,7 @@ are read still, and the session's next write (or a push or fetch of it) folds th
 keep ref and removes them, in that order, so a killed run loses nothing.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 
 from git_teddy.errors import ConcurrentUpdateError
@@ -40,22 +40,29 @@ def legacy_refs(repo: GitRepo, prefix: str, session: str) -> dict[str, str]:
     return repo.list_refs(f"{snapshots_prefix(prefix)}{session}/")
 
 
-def snapshots(repo: GitRepo, prefix: str, session: str) -> list[str]:
-    """Every snapshot the session keeps (its keep ref, and old-layout refs not folded yet)."""
-    found = kept(repo, repo.read_ref(keep_ref(prefix, session)))
-    return sorted({*found, *legacy_refs(repo, prefix, session).values()})
+def snapshots(repo: GitRepo, keep_commit: str | None, legacy: Mapping[str, str]) -> list[str]:
+    """Every snapshot a session keeps: its keep commit's, and the old-layout refs `legacy`
+    not folded yet (legacy_refs; the store has them from its listing)."""
+    return sorted({*kept(repo, keep_commit), *legacy.values()})
 
 
-def keep(repo: GitRepo, prefix: str, session: str, shas: Iterable[str]) -> None:
+def keep(
+    repo: GitRepo,
+    prefix: str,
+    session: str,
+    shas: Iterable[str],
+    legacy: Mapping[str, str] | None = None,
+) -> None:
     """Keep `shas` reachable from the session's keep ref (those already kept cost a read),
-    folding in the session's old-layout snapshot refs. Raises RefInTheWay when a ref of the
-    user's blocks the keep ref's name (the store words it)."""
+    folding in the session's old-layout snapshot refs (`legacy`, else listed here). Raises
+    RefInTheWay when a ref of the user's blocks the keep ref's name (the store words it)."""
     wanted = list(dict.fromkeys(shas))
     ref = keep_ref(prefix, session)
     for attempt in range(KEEP_ATTEMPTS):
         tip = repo.read_ref(ref)
         listed = kept(repo, tip)
-        legacy = legacy_refs(repo, prefix, session)
+        if legacy is None or attempt:
+            legacy = legacy_refs(repo, prefix, session)
         known = set(listed)
         new = [s for s in dict.fromkeys([*legacy.values(), *wanted]) if s not in known]
         if new:
@@ -71,7 +78,7 @@ def keep(repo: GitRepo, prefix: str, session: str, shas: Iterable[str]) -> None:
         return
 
 
-def _drop_legacy(repo: GitRepo, legacy: dict[str, str]) -> None:
+def _drop_legacy(repo: GitRepo, legacy: Mapping[str, str]) -> None:
     """Remove old-layout refs the keep ref now covers; one that moved meanwhile stays (and is
     read, and folded by the next write)."""
     with suppress(ConcurrentUpdateError):

@@ -22,7 +22,7 @@ The store, the session index, the cached `context` answer and the hooks all read
 through these names.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 REMOTES = "refs/remotes/"
 
@@ -71,10 +71,18 @@ def incoming_prefix(prefix: str, remote: str) -> str:
     return f"refs/{prefix}incoming/{remote}/"
 
 
-def session_ref_patterns(prefix: str) -> list[str]:
-    """Ref patterns (for `git for-each-ref`) holding every session branch, local or fetched;
-    the fetched ones of other branches are among them, is_session_branch tells them apart."""
-    return [branches_prefix(prefix).rstrip("/"), REMOTES.rstrip("/")]
+def session_ref_patterns(prefix: str, remotes: Sequence[str]) -> list[str]:
+    """Ref prefixes (for `git for-each-ref`) holding every session branch: the local ones and
+    those fetched from each of `remotes`. Never all of refs/remotes/: a monorepo has tens of
+    thousands of remote-tracking branches there, and a listing of them costs every command
+    (issue 24); one prefix per remote reads only teddy's, packed or loose."""
+    return [branches_prefix(prefix), *(fetched_prefix(remote, prefix) for remote in remotes)]
+
+
+def namespace_patterns(prefix: str, remotes: Sequence[str]) -> list[str]:
+    """session_ref_patterns, and `refs/<prefix>` (keep refs, old-layout snapshot refs, and
+    what a fetch leaves on its way): every ref of teddy's, for one listing per command."""
+    return [*session_ref_patterns(prefix, remotes), f"refs/{prefix}"]
 
 
 def _fetched_path(ref: str) -> str | None:
@@ -92,14 +100,17 @@ def is_session_branch(ref: str, prefix: str) -> bool:
     )
 
 
-def group_session_refs(refs: Mapping[str, str], prefix: str) -> dict[str, dict[str, str]]:
-    """session id -> branch -> tip. Sessions fetched from a remote count too; a local branch
-    wins over a fetched one (and among remotes, the first by name)."""
+def group_session_refs(
+    refs: Mapping[str, str], prefix: str, remotes: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """session id -> branch -> tip. Sessions fetched from one of `remotes` count too; a local
+    branch wins over a fetched one (and among remotes, the first by name)."""
     sessions: dict[str, dict[str, str]] = {}
-    for name in sorted((n for n in refs if n.startswith(REMOTES)), reverse=True):
-        fetched = _fetched_path(name) or ""
-        if fetched.startswith(prefix):
-            _add_branch(sessions, fetched.removeprefix(prefix), refs[name])
+    for remote in sorted(remotes, reverse=True):
+        fetched = fetched_prefix(remote, prefix)
+        for name, tip in refs.items():
+            if name.startswith(fetched):
+                _add_branch(sessions, name.removeprefix(fetched), tip)
     local = branches_prefix(prefix)
     for name, tip in refs.items():
         if name.startswith(local):

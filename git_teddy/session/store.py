@@ -37,6 +37,7 @@ from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
+from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.repo import RefInTheWay
 from git_teddy.session import current, keep
 from git_teddy.session.models import (
@@ -46,12 +47,13 @@ from git_teddy.session.models import (
     turn_commit_from_message,
 )
 from git_teddy.session.refnames import (
-    REMOTES,
     branch_ref,
     branches_prefix,
     group_session_refs,
     keep_ref,
     keeps_prefix,
+    namespace_patterns,
+    snapshots_prefix,
 )
 
 if TYPE_CHECKING:
@@ -82,6 +84,8 @@ class SessionStore:
         self.repo = repo
         self.prefix = prefix  # e.g. "teddy/"
         self.write_log = write_log  # the session log step of every commit (session.logfiles)
+        # The sessions grouped from the refs listing, and the listing's state they come from.
+        self._grouped: tuple[RefListing, int, dict[str, dict[str, str]]] | None = None
 
     # ---- refs ------------------------------------------------------------------------------
 
@@ -91,33 +95,47 @@ class SessionStore:
     def keep_ref(self, session: str) -> str:
         return keep_ref(self.prefix, session)
 
-    def _all_branches(self) -> dict[str, dict[str, str]]:
-        """session id -> branch name -> tip commit, local and fetched (session.refnames)."""
-        refs = {**self.repo.list_refs(REMOTES), **self._local_refs()}
-        return group_session_refs(refs, self.prefix)
+    def refs(self) -> RefListing:
+        """Every ref of teddy's namespaces as this command found them: local and fetched
+        session branches, keep refs (session.refnames), listed by one `git for-each-ref` at
+        the first question and kept current with the refs this command writes (GitRepo)."""
+        return self.repo.listing(namespace_patterns(self.prefix, self.repo.remotes()))
 
-    def _local_refs(self) -> dict[str, str]:
-        return self.repo.list_refs(branches_prefix(self.prefix))
+    def reread(self) -> None:
+        """Forget the refs as found: the next question lists them again (`serve` answers
+        each request from the repository as it is then)."""
+        self.repo.forget_refs()
+
+    def _all_branches(self) -> dict[str, dict[str, str]]:
+        """session id -> branch name -> tip commit, local and fetched (session.refnames),
+        grouped again only when the listing changed."""
+        listing = self.refs()
+        grouped = self._grouped
+        if grouped is None or grouped[0] is not listing or grouped[1] != listing.version:
+            sessions = group_session_refs(listing.refs, self.prefix, self.repo.remotes())
+            grouped = self._grouped = (listing, listing.version, sessions)
+        return grouped[2]
 
     def local_session_ids(self) -> list[str]:
         base = branches_prefix(self.prefix)
-        return sorted({n.removeprefix(base).split("/")[0] for n in self._local_refs()})
+        local = self.refs().under(base)
+        return sorted({n.removeprefix(base).split("/")[0] for n in local})
 
     def session_ids(self) -> list[str]:
         return sorted(self._all_branches())
 
     def branches(self, session: str) -> dict[str, str]:
-        # Only this session's local branches are listed (asked several times a command:
-        # the cost must not grow with the number of sessions), and the fetched ones.
-        local = self.repo.list_refs(f"{branches_prefix(self.prefix)}{session}/")
-        refs = {**self.repo.list_refs(REMOTES), **local}
-        branches = group_session_refs(refs, self.prefix).get(session)
+        branches = self._all_branches().get(session)
         if not branches:
             raise _unknown_session(session)
-        return branches
+        return dict(branches)
+
+    def _legacy_snapshot_refs(self, session: str) -> dict[str, str]:
+        return self.refs().under(f"{snapshots_prefix(self.prefix)}{session}/")
 
     def snapshots(self, session: str) -> list[str]:
-        return keep.snapshots(self.repo, self.prefix, session)
+        tip = self.repo.read_ref(self.keep_ref(session))
+        return keep.snapshots(self.repo, tip, self._legacy_snapshot_refs(session))
 
     # ---- sessions --------------------------------------------------------------------------
 
@@ -571,7 +589,7 @@ class SessionStore:
         """Keep `shas` alive through the session's keep ref (session.keep), folding in its
         old-layout snapshot refs (with no `shas`: only that)."""
         try:
-            keep.keep(self.repo, self.prefix, session, shas)
+            keep.keep(self.repo, self.prefix, session, shas, self._legacy_snapshot_refs(session))
         except RefInTheWay as clash:
             raise _ref_clash(self.prefix, clash.blocking) from None
 
