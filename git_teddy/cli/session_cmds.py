@@ -9,7 +9,7 @@ from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.session import views
 from git_teddy.session.workspace import open_workspace
-from git_teddy.settings import CHANNEL, IDLE_TIMEOUT
+from git_teddy.settings import CHANNEL, IDLE_TIMEOUT, WORKTREE_DIR
 
 
 @click.command()
@@ -171,7 +171,8 @@ def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> No
         select_sessions,
     )
 
-    store = open_workspace().store
+    ws = open_workspace()
+    store = ws.store
     age = None if older_than is None else timedelta(days=older_than)
     doomed = select_sessions(store, list(sessions), age)
     if not doomed:
@@ -182,7 +183,7 @@ def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> No
         names = ", ".join(d.session for d in doomed)
         if not confirm(f"delete {len(doomed)} session(s): {names}?", "delete"):
             raise TeddyError("nothing was deleted", "")
-    delete_sessions(store, doomed)
+    delete_sessions(store, doomed, ws.settings.text(WORKTREE_DIR))
     for d in doomed:
         click.echo(f"deleted session {d.session}")
         for name, sha in sorted(d.refs.items()):

@@ -27,6 +27,7 @@ from git_teddy.execute.approval import describe, format_memos
 from git_teddy.execute.journal import INTERRUPTED, JournalFile, open_journal
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
+from git_teddy.gitstore.pool import ignored_dependencies
 from git_teddy.gitstore.scratch_files import ScratchFiles, scratch_files
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
@@ -40,7 +41,15 @@ from git_teddy.session.turns import (
     record_report,
 )
 from git_teddy.session.workspace import Workspace
-from git_teddy.settings import APPLY, EXECUTE_OUTPUT_CAP, EXECUTE_TIMEOUT, SEARCH_URL, WORKTREE_LINK
+from git_teddy.settings import (
+    APPLY,
+    EXECUTE_OUTPUT_CAP,
+    EXECUTE_TIMEOUT,
+    SEARCH_URL,
+    WORKTREE_DEPENDENCIES,
+    WORKTREE_DIR,
+    WORKTREE_LINK,
+)
 from git_teddy.ui import UI, Decision
 
 if TYPE_CHECKING:
@@ -439,11 +448,20 @@ def _touched_paths(plan: Plan) -> list[str] | None:
     return paths
 
 
+def _links(ws: Workspace) -> list[str]:
+    """The ignored paths linked into the scratch worktree: teddy.worktree.link's, and the
+    dependency folders the project has (teddy.worktree.linkDependencies)."""
+    links = [*ws.settings.paths(WORKTREE_LINK)]
+    if ws.settings.flag(WORKTREE_DEPENDENCIES):
+        links += [name for name in ignored_dependencies(ws.repo.toplevel) if name not in links]
+    return links
+
+
 def _run_plan(ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile) -> None:
     """Memos and actions, then the result snapshot. A plan that runs no command needs no
     checkout: only the files it names are checked out, and its result is the base tree
     with the files it changed (issue 16 P1); any other plan runs in a scratch worktree."""
-    links = ws.settings.paths(WORKTREE_LINK)
+    links = _links(ws)
     paths = _touched_paths(plan)
     if paths is not None:
         start = journal.journal.tree or turn.record.base_snapshot
@@ -505,7 +523,8 @@ def _run_in_worktree(
     from git_teddy.gitstore.worktree import scratch_worktree
 
     recorded = _recorded_if_failing(ws, turn, journal)  # once the worktree is ready
-    with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree, recorded:
+    base, pool_dir = turn.record.base_snapshot, ws.settings.text(WORKTREE_DIR)
+    with scratch_worktree(ws.repo, base, links, pool_dir) as worktree, recorded:
         if worktree.recovered_stale:
             ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
         for note in worktree.recovery:
