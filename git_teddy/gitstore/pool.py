@@ -104,6 +104,12 @@ def collect_garbage(root: Path) -> list[Path]:
     return removed
 
 
+def remove_if_empty(folder: Path) -> None:
+    """Remove a pool folder that holds no worktree (its `repository` file alone)."""
+    if folder.is_dir() and not any(p.name.startswith("wt-") for p in folder.iterdir()):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def pointer(path: Path) -> Path | None:
     """Where the `.git` file of the worktree at `path` says its administrative folder is."""
     try:
@@ -162,21 +168,27 @@ def adopt(common_dir: Path, path: Path) -> Path | None:
             continue
         (git_dir / "gitdir").write_text(f"{path / '.git'}\n", encoding="utf-8")
         (path / ".git").write_text(f"gitdir: {git_dir}\n", encoding="utf-8")
+        remove_if_empty(old.parent)
         return git_dir
     return None
 
 
 def forget_lost(common_dir: Path, root: Path, pool: Path) -> None:
-    """Drop git's records of teddy's worktrees whose folder is gone, in another pool of
-    this cache (a moved repository's old one) or where an older git-teddy kept them: what
-    `git worktree prune` would do for them, which keeps them for their lock. Records of
-    the current pool are left to the runs that hold them; the user's are never touched."""
-    legacy = common_dir / "teddy" / "worktrees"
+    """Drop git's records of teddy's worktrees that are lost to this repository: in another
+    pool of this cache (a moved repository's old one) or where an older git-teddy kept them,
+    whose folder is gone (what `git worktree prune` would do, which keeps them for their
+    lock), or whose folder's `.git` names another record (a copied repository's record of
+    the original's worktree: the original keeps its own). Records of the current pool are
+    left to the runs that hold them; the user's are never touched."""
     for git_dir in teddy_records(common_dir):
         folder = registered_folder(git_dir)
-        if folder is None or _same(folder.parent, pool) or os.path.lexists(folder):
+        if folder is None or _same(folder.parent, pool):
             continue
-        if _inside(folder.parent, root) or _inside(folder.parent, legacy):
+        legacy = folder.parent.parts[-2:] == ("teddy", "worktrees")  # wherever it was moved from
+        if not (legacy or _inside(folder.parent, root)):  # another user's cache: not seen
+            continue
+        linked = pointer(folder)
+        if not os.path.lexists(folder) or (linked is not None and not _same(linked, git_dir)):
             shutil.rmtree(git_dir, ignore_errors=True)
 
 

@@ -401,5 +401,4 @@ def remove_idle_worktrees(repo: GitRepo, pool_dir: str = "") -> None:
                 _remove(repo, path)
         finally:
             lock.unlink(missing_ok=True)
-    if folder.is_dir() and not any(p.name.startswith("wt-") for p in folder.iterdir()):
-        shutil.rmtree(folder, ignore_errors=True)
+    pool.remove_if_empty(folder)
