@@ -514,6 +514,8 @@ WORKTREE_DIR = Text(
     "plans run, one pool per repository; default $XDG_CACHE_HOME/git-teddy, else "
     "~/.cache/git-teddy.",
     "~/.cache/git-teddy",
+    pattern=r"[~/].*",
+    requirement="an absolute path (or one that starts with ~)",
 )
 SECRET_FILES = Paths(
     "teddy.secretFiles",

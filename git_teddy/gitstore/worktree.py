@@ -221,13 +221,13 @@ def _all_busy(held: dict[Path, LockRecord]) -> TeddyError:
         for lock, record in held.items()
     )
     pids = ",".join(str(record.pid) for record in held.values())
-    pool = next(iter(held)).parent
+    folder = next(iter(held)).parent
     return TeddyError(
-        f"all {POOL_SIZE} scratch worktrees are busy: each lock in {pool} names a running "
+        f"all {POOL_SIZE} scratch worktrees are busy: each lock in {folder} names a running "
         f"process ({listed})",
         f"wait for those git teddy runs to finish (`ps -p {pids}` shows them); if none of "
         f"them is git teddy, a killed run left the locks: remove them to continue: "
-        f"rm {pool}/wt-*.lock",
+        f"rm {folder}/wt-*.lock",
     )
 
 
