@@ -83,10 +83,12 @@ def test_teddy_worktree_dir_moves_the_pool_and_is_refused_inside_the_project(
     session = start(repo, teddy, create("b.txt", "b\n"), WORKTREE)
     refused = teddy(repo, "execute", "-y")
     assert refused.returncode == 1 and "Traceback" not in refused.stderr
-    assert "error: teddy.worktree.dir puts the scratch worktrees inside the project" in (
+    assert f"error: teddy.worktree.dir puts the scratch worktrees inside the project {repo}" in (
         refused.stderr
     )
-    assert "hint: set it to a folder outside the project" in refused.stderr
+    assert "hint: set a folder outside the project: git config teddy.worktree.dir" in (
+        refused.stderr
+    )
     assert not (repo / "scratch").exists()
 
     git(repo, env, "config", "teddy.worktree.dir", "relative/place")
@@ -176,3 +178,21 @@ def test_the_pool_of_a_repository_that_is_gone_is_removed_when_a_slot_is_made(
     teddy.ok(repo, "execute", "-y")
     assert not gone.parent.exists()
     assert [p.parent for p in scratch_paths(repo, env)] == list(cache_root(env).iterdir())
+
+
+def test_a_repository_at_the_home_folder_is_told_to_move_the_cache(
+    teddy: Teddy, env: dict, tmp_path: Path
+) -> None:
+    home = Path(env["HOME"])  # a dotfiles repository: the home folder is the project
+    git(home, env, "init", "-q")
+    commit_files(home, env, {"notes.txt": "mine\n"})
+    start(home, teddy, create("b.txt", "b\n"), WORKTREE)
+    refused = teddy(home, "execute", "-y")
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "error: the default cache folder puts the scratch worktrees inside the project" in (
+        refused.stderr
+    )
+    assert not cache_root(env).exists() and not (home / "b.txt").exists()
+    git(home, env, "config", "teddy.worktree.dir", str(tmp_path / "elsewhere"))
+    teddy.ok(home, "execute", "-y")
+    assert (home / "b.txt").read_text() == "b\n"

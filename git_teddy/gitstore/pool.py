@@ -68,16 +68,23 @@ def open_pool(setting: str, common_dir: Path, toplevel: Path | None) -> Path:
     Refused inside the project's working tree, where it would be found as a copy."""
     folder = pool_folder(cache_root(setting), common_dir)
     if toplevel is not None and _inside(folder, toplevel):
-        raise TeddyError(
-            f"teddy.worktree.dir puts the scratch worktrees inside the project ({folder})",
-            "set it to a folder outside the project: "
-            "git config teddy.worktree.dir ~/.cache/git-teddy",
-        )
+        raise _inside_the_project(setting, folder, toplevel)
     record = folder / REPOSITORY_FILE
     if not record.is_file():
         folder.mkdir(parents=True, exist_ok=True)
         record.write_text(os.path.realpath(common_dir) + "\n", encoding="utf-8")
     return folder
+
+
+def _inside_the_project(setting: str, folder: Path, toplevel: Path) -> TeddyError:
+    """The pool would be a copy of the project inside it (a repository at the home folder
+    has the default cache inside it too)."""
+    which = "teddy.worktree.dir puts" if setting else "the default cache folder puts"
+    return TeddyError(
+        f"{which} the scratch worktrees inside the project {toplevel} ({folder}), where "
+        "every tool searching the project would find a copy of it",
+        "set a folder outside the project: git config teddy.worktree.dir /var/tmp/git-teddy",
+    )
 
 
 def _same(one: Path, other: Path) -> bool:
