@@ -74,6 +74,7 @@ def test_grep_over_the_project_finds_no_copy(repo: Path, teddy: Teddy, env: dict
     assert re.fullmatch(rf"{re.escape(repo.name)}-[0-9a-f]{{16}}", scratch.parent.name)
     assert scratch.name == "wt-0" and (scratch / "b.txt").is_file()
     assert (scratch.parent / "repository").read_text().strip() == str((repo / ".git").resolve())
+    assert scratch.parent.stat().st_mode & 0o077 == 0  # the user's alone: a copy of the project
 
 
 def test_teddy_worktree_dir_moves_the_pool_and_is_refused_inside_the_project(

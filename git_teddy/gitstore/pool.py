@@ -71,7 +71,9 @@ def open_pool(setting: str, common_dir: Path, toplevel: Path | None) -> Path:
         raise _inside_the_project(setting, folder, toplevel)
     record = folder / REPOSITORY_FILE
     if not record.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
+        # 0700, as the XDG spec asks: the worktrees are copies of the user's project.
+        folder.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder.mkdir(exist_ok=True, mode=0o700)
         record.write_text(os.path.realpath(common_dir) + "\n", encoding="utf-8")
     return folder
 
