@@ -197,3 +197,14 @@ def test_a_repository_at_the_home_folder_is_told_to_move_the_cache(
     git(home, env, "config", "teddy.worktree.dir", str(tmp_path / "elsewhere"))
     teddy.ok(home, "execute", "-y")
     assert (home / "b.txt").read_text() == "b\n"
+
+
+def test_a_plan_without_commands_works_on_its_files_in_the_cache_too(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    start(repo, teddy, create("b.txt", "b\n"))  # no EXECUTE: no worktree, just its files
+    teddy.ok(repo, "execute", "-y")
+    assert (repo / "b.txt").read_text() == "b\n"
+    [pool] = cache_root(env).iterdir()  # where its scratch folder was, gone with the run
+    assert [p.name for p in pool.iterdir()] == ["repository"]
+    assert list((repo / ".git" / "teddy").glob("tmp/files-*")) == []

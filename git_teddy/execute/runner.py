@@ -461,15 +461,15 @@ def _run_plan(ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: Jou
     """Memos and actions, then the result snapshot. A plan that runs no command needs no
     checkout: only the files it names are checked out, and its result is the base tree
     with the files it changed (issue 16 P1); any other plan runs in a scratch worktree."""
-    links = _links(ws)
+    links, pool_dir = _links(ws), ws.settings.text(WORKTREE_DIR)
     paths = _touched_paths(plan)
     if paths is not None:
         start = journal.journal.tree or turn.record.base_snapshot
-        with scratch_files(ws.repo, start, paths, links) as files:
+        with scratch_files(ws.repo, start, paths, links, pool_dir) as files:
             if files is not None:
                 _run_on_files(ws, ui, turn, plan, journal, files)
                 return
-    _run_in_worktree(ws, ui, turn, plan, journal, links)
+    _run_in_worktree(ws, ui, turn, plan, journal, links, pool_dir)
 
 
 def _run_steps(
@@ -515,7 +515,13 @@ def _run_on_files(
 
 
 def _run_in_worktree(
-    ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile, links: list[str]
+    ws: Workspace,
+    ui: UI,
+    turn: PendingTurn,
+    plan: Plan,
+    journal: JournalFile,
+    links: list[str],
+    pool_dir: str,
 ) -> None:
     """Memos and actions in a scratch worktree, then its state as the result snapshot; the
     journal records each step (an interrupted run's worktree state is put back first)."""
@@ -523,7 +529,7 @@ def _run_in_worktree(
     from git_teddy.gitstore.worktree import scratch_worktree
 
     recorded = _recorded_if_failing(ws, turn, journal)  # once the worktree is ready
-    base, pool_dir = turn.record.base_snapshot, ws.settings.text(WORKTREE_DIR)
+    base = turn.record.base_snapshot
     with scratch_worktree(ws.repo, base, links, pool_dir) as worktree, recorded:
         if worktree.recovered_stale:
             ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")

@@ -10,6 +10,8 @@ and file watchers see it too. So the pool of a repository is
                                    name; <key>: a hash of the repository's git dir
     <cache>/<name>-<key>/repository  that git dir, for the cleanup of pools whose
                                    repository is gone (`collect_garbage`)
+    <cache>/<name>-<key>/files-*   a plan without commands: the files it names, for the
+                                   run (gitstore.scratch_files)
 
 Each worktree is registered with git as a linked worktree and locked with `LOCK_REASON`;
 its lock file stays in the repository (gitstore.layout `worktree_lock`). A moved repository
@@ -114,8 +116,9 @@ def collect_garbage(root: Path) -> list[Path]:
 
 
 def remove_if_empty(folder: Path) -> None:
-    """Remove a pool folder that holds no worktree (its `repository` file alone)."""
-    if folder.is_dir() and not any(p.name.startswith("wt-") for p in folder.iterdir()):
+    """Remove a pool folder that holds nothing (its `repository` file alone): no worktree,
+    no scratch files of a run (gitstore.scratch_files)."""
+    if folder.is_dir() and all(p.name == REPOSITORY_FILE for p in folder.iterdir()):
         shutil.rmtree(folder, ignore_errors=True)
 
 
