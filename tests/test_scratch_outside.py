@@ -208,3 +208,15 @@ def test_a_plan_without_commands_works_on_its_files_in_the_cache_too(
     [pool] = cache_root(env).iterdir()  # where its scratch folder was, gone with the run
     assert [p.name for p in pool.iterdir()] == ["repository"]
     assert list((repo / ".git" / "teddy").glob("tmp/files-*")) == []
+
+
+@needs_node
+def test_node_resolves_the_projects_dependencies_in_the_scratch_worktree(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    commit_files(repo, env, {".gitignore": "node_modules/\n", "package.json": "{}\n"})
+    (repo / "node_modules" / "dep").mkdir(parents=True)
+    (repo / "node_modules" / "dep" / "index.js").write_text("module.exports = 'resolved';\n")
+    session = start(repo, teddy, execute("node -e \"console.log(require('dep'))\""))
+    teddy.ok(repo, "execute", "-y")
+    assert report_of(repo, env, session)["action_logs"][0]["details"]["stdout"] == "resolved\n"
