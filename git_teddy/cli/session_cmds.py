@@ -159,7 +159,8 @@ def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
     help="Do not ask, and delete saved states of your own files the sessions hold too.",
 )
 def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> None:
-    """Delete sessions: their branches (fetched copies too), keep refs and local state.
+    """Delete sessions: their branches (fetched copies too), keep refs and local state, and
+    the repository's idle scratch worktrees (the next execute makes one).
     Like `git branch -D`, the objects stay until `git gc`: each ref's last id is printed, and
     `git update-ref <ref> <id>` brings it back until then."""
     from datetime import timedelta
