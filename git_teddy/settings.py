@@ -508,6 +508,22 @@ WORKTREE_LINK = Paths(
     "repeat the key for several.",
     ".venv",
 )
+WORKTREE_DEPENDENCIES = Flag(
+    "teddy.worktree.linkDependencies",
+    "Link the ignored dependency folders the project has (node_modules, .venv, venv, "
+    "vendor/bundle) into the scratch worktree, as teddy.worktree.link does: its commands "
+    "find the project's dependencies though it lives outside the project.",
+    default=True,
+)
+WORKTREE_DIR = Text(
+    "teddy.worktree.dir",
+    "The folder (absolute, ~ allowed; outside every project) of the scratch worktrees where "
+    "plans run, one pool per repository; default $XDG_CACHE_HOME/git-teddy, else "
+    "~/.cache/git-teddy.",
+    "~/.cache/git-teddy",
+    pattern=r"[~/].*",
+    requirement="an absolute path (or one that starts with ~)",
+)
 SECRET_FILES = Paths(
     "teddy.secretFiles",
     "A glob naming untracked files that hold secrets, left out of snapshots like ignored "
@@ -555,6 +571,8 @@ REGISTRY: tuple[Setting, ...] = (
     EXECUTE_TIMEOUT,
     EXECUTE_OUTPUT_CAP,
     WORKTREE_LINK,
+    WORKTREE_DEPENDENCIES,
+    WORKTREE_DIR,
     SECRET_FILES,
     SEARCH_URL,
 )

@@ -10,7 +10,9 @@ BIN_DIR = Path(sys.executable).parent
 
 
 def sealed_env(home: Path) -> dict[str, str]:
-    """An environment with no user or system git config and fixed identities and dates."""
+    """An environment with no user or system git config and fixed identities and dates.
+    Built from nothing, so the outer XDG_CACHE_HOME never reaches git-teddy: its scratch
+    worktrees go to this HOME's `.cache/git-teddy/` (testing/worktrees.py)."""
     env = {
         "HOME": str(home),
         "PATH": f"{BIN_DIR}{os.pathsep}{os.environ.get('PATH', '')}",

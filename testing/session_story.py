@@ -184,13 +184,14 @@ def play_story(root: Path) -> Story:
 
 def copy_story(story: Story, root: Path) -> Story:
     """A copy of a played story in `root` (empty or new), so a module that changes its
-    repository gets its own and the story is played once per test process. The scratch
-    worktrees in the copy are pointed at the copy (what `git worktree repair` would do)."""
+    repository gets its own and the story is played once per test process. The copied
+    scratch worktrees (in the story's HOME's cache) are left out: git's records of them in
+    the copy name folders that are not there, which the copy's first execute forgets."""
     old = story.repo.parent
     shutil.copytree(old, root, symlinks=True, dirs_exist_ok=True)
+    shutil.rmtree(root / "home" / ".cache" / "git-teddy", ignore_errors=True)
     git_dir = root / story.repo.name / ".git"
-    links = [*git_dir.glob("worktrees/*/gitdir"), *git_dir.glob("teddy/worktrees/*/.git")]
-    for link in links:
+    for link in git_dir.glob("worktrees/*/gitdir"):
         link.write_text(link.read_text().replace(str(old), str(root)))
     env = {name: value.replace(str(old), str(root)) for name, value in story.env.items()}
     return Story(root / story.repo.name, env, Teddy(env), story.session)

@@ -12,14 +12,14 @@ import pytest
 from testing.commands import Teddy, git, run
 from testing.plans import create, edit, execute, read
 from testing.sessions import report_of, start
+from testing.worktrees import cache_root, scratch_paths
 
 MEMOS = "[+] Keep it short."
 
 
-def pooled(repo: Path, env: dict) -> list[str]:
+def pooled(repo: Path, env: dict) -> list[Path]:
     """The scratch worktrees git knows of in this repository (the pool's)."""
-    listed = git(repo, env, "worktree", "list", "--porcelain").splitlines()
-    return [line for line in listed if line.startswith("worktree ") and "/teddy/worktrees/" in line]
+    return scratch_paths(repo, env)
 
 
 def result_of(repo: Path, teddy: Teddy, env: dict, *actions: str) -> tuple[str, dict]:
@@ -43,7 +43,7 @@ def same_as_in_a_worktree(repo: Path, teddy: Teddy, env: dict, *actions: str) ->
     snapshot, report = result_of(repo, teddy, env, *actions)
     assert report["run_summary"]["status"] == "SUCCESS", report
     assert pooled(repo, env) == []  # no worktree was made for it
-    assert not (repo / ".git" / "teddy" / "worktrees" / "wt-0").exists()
+    assert list(cache_root(env).glob("*/wt-0")) == []
     back_to_head(repo, env)
     in_worktree, _ = result_of(repo, teddy, env, *actions, execute("true"))
     assert len(pooled(repo, env)) == 1  # the observation above can fail: this one used one

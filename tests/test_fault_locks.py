@@ -6,8 +6,8 @@
 10. A stale worktree lock whose process group now belongs to another program never gets that
    program killed: the recorded start time must match, else the group is left alone, with a
    note saying so.
-11. After the repository is moved (or copied), the scratch worktrees relink themselves; the
-   user's own linked worktrees are not touched.
+11. After the repository is moved (or copied), the scratch worktrees (in the per-user cache,
+   issue 30) relink themselves; the user's own linked worktrees are not touched.
 
 Real processes throughout: lock files as a kill -9 leaves them, a sleeping program standing
 in for another user's program, a real `mv` of the repository.
@@ -27,6 +27,7 @@ from testing.commands import Result, Teddy, git, run
 from testing.plans import WORKTREE, create, execute, plan_text
 from testing.sessions import report_of, start
 from testing.waits import alive, wait_for
+from testing.worktrees import cache_root, scratch_paths
 
 HOURS_AGO = 2 * 3600 + 60
 
@@ -99,7 +100,7 @@ def test_a_stale_session_ref_lock_is_named_and_execute_refuses_before_running(
     assert "another git teddy process updated the session" not in stderr
     # Refused before anything ran or was applied.
     assert not (repo / "new.txt").exists()
-    assert list((repo / ".git" / "teddy").glob("worktrees/wt-*/ran.txt")) == []
+    assert list(cache_root(env).glob("*/wt-*/ran.txt")) == []
     assert git(repo, env, "rev-parse", ref).strip() == tip
     fsck_clean(repo, env)
 
@@ -283,12 +284,6 @@ def test_an_older_lock_without_start_times_is_not_trusted_to_kill(
 # ---- 11: the repository moved ------------------------------------------------------------
 
 
-def scratch_worktrees(repo: Path, env: dict) -> list[str]:
-    listing = git(repo, env, "worktree", "list", "--porcelain")
-    paths = [line.removeprefix("worktree ") for line in listing.splitlines()]
-    return [p for p in paths if "/.git/teddy/worktrees/" in p]
-
-
 def user_worktree_links(repo: Path, linked: Path) -> tuple[bytes, bytes]:
     """The user's worktree's `.git` file and git's record of its folder, byte for byte."""
     return (linked / ".git").read_bytes(), (repo / ".git/worktrees/feature/gitdir").read_bytes()
@@ -316,8 +311,12 @@ def test_a_moved_repository_executes_and_leaves_the_users_worktrees_alone(
     assert (moved / "mine.txt").read_text() == "my own\n"
     details = report_of(moved, env, session, "02")["action_logs"][1]["details"]
     assert details["stdout"] == "?? more.txt\n"  # git works in the relinked worktree
-    # The same scratch worktree, relinked at the new place; no second one beside it.
-    assert scratch_worktrees(moved, env) == [str(moved / ".git/teddy/worktrees/wt-0")]
+    # The same scratch worktree (git's record of it kept its name), moved to the pool of the
+    # new place and relinked; no second one beside it, and the old place's pool is gone.
+    [scratch] = scratch_paths(moved, env)
+    assert scratch.name == "wt-0" and scratch.parent.name.startswith("moved-")
+    assert sorted(p.name for p in (moved / ".git/worktrees").iterdir()) == ["feature", "wt-0"]
+    assert [p.name for p in cache_root(env).iterdir()] == [scratch.parent.name]
     assert user_worktree_links(moved, moved / "feature") == before  # not repaired, not pruned
     assert "feature" in git(moved, env, "worktree", "list")
     fsck_clean(moved, env)
@@ -330,15 +329,18 @@ def test_a_copy_of_the_repository_never_takes_over_the_originals_worktrees(
     teddy.ok(repo, "execute", "-y")
     copy = tmp_path / "copy"
     subprocess.run(["cp", "-a", str(repo), str(copy)], check=True)
-    original_link = (repo / ".git/teddy/worktrees/wt-0/.git").read_text()
+    [original] = scratch_paths(repo, env)
+    original_link = (original / ".git").read_text()
     original_record = (repo / ".git/worktrees/wt-0/gitdir").read_text()
 
     assert next_plan(copy, teddy, create("copy.txt", "copy\n"), WORKTREE).returncode == 0
     teddy.ok(copy, "execute", "-y")
     assert (copy / "copy.txt").read_text() == "copy\n"
-    assert scratch_worktrees(copy, env) == [str(copy / ".git/teddy/worktrees/wt-0")]
+    # The copy has a pool of its own, and forgot its copied record of the original's.
+    [own] = scratch_paths(copy, env)
+    assert own.parent.name.startswith("copy-") and own.parent != original.parent
     # The original's scratch worktree still belongs to the original, and works.
-    assert (repo / ".git/teddy/worktrees/wt-0/.git").read_text() == original_link
+    assert (original / ".git").read_text() == original_link
     assert (repo / ".git/worktrees/wt-0/gitdir").read_text() == original_record
     assert next_plan(repo, teddy, create("orig.txt", "orig\n"), WORKTREE).returncode == 0
     teddy.ok(repo, "execute", "-y")

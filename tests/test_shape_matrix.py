@@ -9,8 +9,10 @@ runs the same two turns:
 After each step the files on disk are exactly what `git checkout` would write for their
 content (the smudge side of eol, filters and ident: see `checkout_form`), `git status` shows
 just the turn's changes, and at the end `git fsck --strict` is clean, the user's index is
-unchanged, the user's worktrees are as they were (teddy's own are locked), and no user hook
-ran. Shapes that cannot be served are refused before anything is written (the last tests).
+unchanged, the user's worktrees are as they were (teddy's own are locked, and live outside the
+project, in the user's cache: no copy of a project file is anywhere in its folder, issue 30),
+and no user hook ran. Shapes that cannot be served are refused before anything is written
+(the last tests).
 """
 
 import re
@@ -26,6 +28,7 @@ from testing.commands import Teddy, git, run
 from testing.plans import create, edit, execute, plan_text
 from testing.sessions import queue
 from testing.signing import sign_with_a_new_ssh_key
+from testing.worktrees import cache_root, scratch_entries, scratch_paths
 
 APP = "one\ntwo\nthree\n"
 ROT13 = "tr A-Za-z N-ZA-Mn-za-m"  # its own inverse: a clean and smudge filter pair
@@ -235,13 +238,21 @@ def user_state(work: Path, env: dict[str, str]) -> tuple[str, list[str]]:
     """The user's index entries and their worktrees (teddy's own scratch ones left out)."""
     index = git(work, env, "ls-files", "-s")
     listed = git(work, env, "worktree", "list", "--porcelain").split("\n\n")
-    return index, sorted(entry for entry in listed if entry.strip() and "/teddy/" not in entry)
+    pool = str(cache_root(env))
+    return index, sorted(entry for entry in listed if entry.strip() and pool not in entry)
 
 
 def assert_teddy_worktrees_locked(work: Path, env: dict[str, str]) -> None:
-    listed = git(work, env, "worktree", "list", "--porcelain").split("\n\n")
-    ours = [entry for entry in listed if "/teddy/" in entry]
-    assert ours and all("\nlocked" in entry for entry in ours), ours
+    ours = scratch_entries(work, env)
+    assert ours and all("locked" in entry for entry in ours), ours
+
+
+def assert_no_copy_in_the_project(work: Path, env: dict[str, str]) -> None:
+    """The scratch worktrees are in the user's cache, and nothing in the project folder (its
+    .git included) holds a copy of a project file: `grep -r` and test runners see one."""
+    for path in scratch_paths(work, env):
+        assert not path.is_relative_to(work) and path.is_relative_to(cache_root(env)), path
+    assert sorted(work.rglob("app.txt")) == [work / "app.txt"]
 
 
 def status(work: Path, env: dict[str, str]) -> list[str]:
@@ -290,6 +301,7 @@ def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) 
     shape.check(work, env)
     assert user_state(work, env) == before
     assert_teddy_worktrees_locked(work, env)
+    assert_no_copy_in_the_project(work, env)
     fsck = run(["git", "fsck", "--strict", "--no-dangling"], work, env)
     assert fsck.returncode == 0 and not fsck.stderr.strip(), fsck.stderr
 

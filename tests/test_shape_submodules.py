@@ -13,6 +13,7 @@ import pytest
 from testing.commands import Teddy, git, run
 from testing.plans import create, edit, execute, plan_text
 from testing.sessions import replay, report_of, start
+from testing.worktrees import cache_root, scratch_paths
 
 FILE_PROTOCOL = ("-c", "protocol.file.allow=always")  # local submodule URLs (git >= 2.38.1)
 
@@ -43,7 +44,7 @@ def superproject(repo: Path, env: dict, tmp_path: Path) -> Path:
 def user_worktrees(repo: Path, env: dict) -> list[str]:
     """`git worktree list --porcelain` without teddy's scratch worktrees."""
     blocks = git(repo, env, "worktree", "list", "--porcelain").split("\n\n")
-    return [b for b in blocks if b.strip() and "/teddy/worktrees/" not in b]
+    return [b for b in blocks if b.strip() and str(cache_root(env)) not in b]
 
 
 def state(repo: Path, env: dict, submodules: list[str]) -> dict[str, object]:
@@ -89,7 +90,8 @@ def test_execute_sees_the_submodule_at_its_recorded_commit_and_reuses_it(
     assert report["action_logs"][0]["details"]["stdout"] == "lib\n"  # checked out, clean
     assert "notes" not in report["run_summary"]
     assert state(repo, env, ["sub"]) == before
-    scratch_sub = repo / ".git" / "teddy" / "worktrees" / "wt-0" / "sub"
+    [scratch] = scratch_paths(repo, env)
+    scratch_sub = scratch / "sub"
     marker = scratch_sub / ".git" / "kept-between-runs"
     marker.write_text("")
 
@@ -112,6 +114,12 @@ def test_execute_sees_the_submodule_at_its_recorded_commit_and_reuses_it(
     after = state(repo, env, ["sub"])
     assert after["status"] == "?? top.txt\n" and after["sub"] == before["sub"]
     assert after["worktrees"] == before["worktrees"]
+    fsck_clean(repo, env, ["sub"])
+    # delete removes the idle scratch worktree, its submodules too (git's `worktree remove`
+    # refuses a worktree with submodules: teddy removes it as git would).
+    teddy.ok(repo, "delete", "--force", session)
+    assert scratch_paths(repo, env) == [] and not scratch.exists()
+    assert state(repo, env, ["sub"]) == after
     fsck_clean(repo, env, ["sub"])
 
 
@@ -240,7 +248,7 @@ def test_execute_refuses_a_recorded_plan_writing_inside_a_submodule(
     assert "hint: plan it again without those writes: `git teddy branch 01" in refused.stderr
     assert "[1/" not in refused.stdout  # nothing ran
     assert state(repo, env, ["sub"]) == before and not (repo / "top.txt").exists()
-    assert not (repo / ".git" / "teddy" / "worktrees").exists()  # not even a scratch worktree
+    assert scratch_paths(repo, env) == []  # not even a scratch worktree
 
     teddy.ok(repo, "branch", "01", "-m", "again", "--from-file", str(repo.parent / "plan.md"))
     teddy.ok(repo, "execute", "-y")  # the session goes on

@@ -10,6 +10,7 @@ import pytest
 from testing.commands import Teddy, git, run
 from testing.plans import WORKTREE, create, execute, plan_text
 from testing.sessions import report_of, start
+from testing.worktrees import cache_root, scratch_entries, worktree_list
 
 REASON = "git-teddy scratch worktree"
 
@@ -19,18 +20,11 @@ def fsck_clean(repo: Path, env: dict) -> None:
 
 
 def worktrees(repo: Path, env: dict) -> list[dict[str, str]]:
-    """`git worktree list --porcelain`, one dict per worktree (`worktree`, `locked`, ...)."""
-    entries = []
-    for block in git(repo, env, "worktree", "list", "--porcelain").split("\n\n"):
-        if block.strip():
-            fields = (line.partition(" ") for line in block.splitlines())
-            entries.append({key: value for key, _, value in fields})
-    return entries
+    return worktree_list(repo, env)
 
 
 def scratch(repo: Path, env: dict) -> list[dict[str, str]]:
-    pool = repo / ".git" / "teddy" / "worktrees"
-    return [wt for wt in worktrees(repo, env) if Path(wt["worktree"]).parent == pool]
+    return scratch_entries(repo, env)
 
 
 def next_turn(repo: Path, teddy: Teddy, *actions: str) -> None:
@@ -134,7 +128,7 @@ def test_the_users_hooks_never_run_in_scratch_worktrees(
     assert (repo / "new.txt").read_text() == "new\n"
     assert (repo / "second.txt").read_text() == "2\n"
     ran = marker.read_text() if marker.exists() else ""
-    assert "teddy/worktrees" not in ran  # nothing ran in a scratch worktree
+    assert str(cache_root(env)) not in ran  # nothing ran in a scratch worktree
     fsck_clean(repo, env)
 
 

@@ -12,7 +12,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.printable import printable
 from git_teddy.session import current, views
 from git_teddy.session.workspace import open_workspace
-from git_teddy.settings import CHANNEL, IDLE_TIMEOUT
+from git_teddy.settings import CHANNEL, IDLE_TIMEOUT, WORKTREE_DIR
 
 
 @click.command()
@@ -166,7 +166,8 @@ def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
     help="Do not ask, and delete saved states of your own files the sessions hold too.",
 )
 def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> None:
-    """Delete sessions: their branches (fetched copies too), keep refs and local state.
+    """Delete sessions: their branches (fetched copies too), keep refs and local state, and
+    the repository's idle scratch worktrees (the next execute makes one).
     Like `git branch -D`, the objects stay until `git gc`: each ref's last id is printed, and
     `git update-ref <ref> <id>` brings it back until then."""
     from datetime import timedelta
@@ -178,7 +179,8 @@ def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> No
         select_sessions,
     )
 
-    store = open_workspace().store
+    ws = open_workspace()
+    store = ws.store
     age = None if older_than is None else timedelta(days=older_than)
     doomed = select_sessions(store, list(sessions), age)
     if not doomed:
@@ -189,7 +191,7 @@ def delete(sessions: tuple[str, ...], older_than: int | None, force: bool) -> No
         names = ", ".join(d.session for d in doomed)
         if not confirm(f"delete {len(doomed)} session(s): {names}?", "delete"):
             raise TeddyError("nothing was deleted", "")
-    delete_sessions(store, doomed)
+    delete_sessions(store, doomed, ws.settings.text(WORKTREE_DIR))
     for d in doomed:
         click.echo(f"deleted session {d.session}")
         for name, sha in sorted(d.refs.items()):

@@ -28,6 +28,7 @@ from git_teddy.execute.approval import describe, format_memos
 from git_teddy.execute.journal import INTERRUPTED, JournalFile, open_journal
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
+from git_teddy.gitstore.pool import ignored_dependencies
 from git_teddy.gitstore.scratch_files import ScratchFiles, scratch_files
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
@@ -47,6 +48,8 @@ from git_teddy.settings import (
     EXECUTE_TIMEOUT,
     SEARCH_URL,
     WEB_ALLOW_PRIVATE,
+    WORKTREE_DEPENDENCIES,
+    WORKTREE_DIR,
     WORKTREE_LINK,
 )
 from git_teddy.ui import UI, Decision
@@ -448,19 +451,28 @@ def _touched_paths(plan: Plan) -> list[str] | None:
     return paths
 
 
+def _links(ws: Workspace) -> list[str]:
+    """The ignored paths linked into the scratch worktree: teddy.worktree.link's, and the
+    dependency folders the project has (teddy.worktree.linkDependencies)."""
+    links = [*ws.settings.paths(WORKTREE_LINK)]
+    if ws.settings.flag(WORKTREE_DEPENDENCIES):
+        links += [name for name in ignored_dependencies(ws.repo.toplevel) if name not in links]
+    return links
+
+
 def _run_plan(ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile) -> None:
     """Memos and actions, then the result snapshot. A plan that runs no command needs no
     checkout: only the files it names are checked out, and its result is the base tree
     with the files it changed (issue 16 P1); any other plan runs in a scratch worktree."""
-    links = ws.settings.paths(WORKTREE_LINK)
+    links, pool_dir = _links(ws), ws.settings.text(WORKTREE_DIR)
     paths = _touched_paths(plan)
     if paths is not None:
         start = journal.journal.tree or turn.record.base_snapshot
-        with scratch_files(ws.repo, start, paths, links) as files:
+        with scratch_files(ws.repo, start, paths, links, pool_dir) as files:
             if files is not None:
                 _run_on_files(ws, ui, turn, plan, journal, files)
                 return
-    _run_in_worktree(ws, ui, turn, plan, journal, links)
+    _run_in_worktree(ws, ui, turn, plan, journal, links, pool_dir)
 
 
 def _run_steps(
@@ -509,7 +521,13 @@ def _run_on_files(
 
 
 def _run_in_worktree(
-    ws: Workspace, ui: UI, turn: PendingTurn, plan: Plan, journal: JournalFile, links: list[str]
+    ws: Workspace,
+    ui: UI,
+    turn: PendingTurn,
+    plan: Plan,
+    journal: JournalFile,
+    links: list[str],
+    pool_dir: str,
 ) -> None:
     """Memos and actions in a scratch worktree, then its state as the result snapshot; the
     journal records each step (an interrupted run's worktree state is put back first)."""
@@ -517,7 +535,8 @@ def _run_in_worktree(
     from git_teddy.gitstore.worktree import scratch_worktree
 
     recorded = _recorded_if_failing(ws, turn, journal)  # once the worktree is ready
-    with scratch_worktree(ws.repo, turn.record.base_snapshot, links) as worktree, recorded:
+    base = turn.record.base_snapshot
+    with scratch_worktree(ws.repo, base, links, pool_dir) as worktree, recorded:
         if worktree.recovered_stale:
             ui.show("note: cleaned up a scratch worktree left behind by an interrupted run")
         for note in worktree.recovery:

@@ -10,6 +10,7 @@ and callers ask for named operations, never for git's own arguments.
     promisor       partial clones: objects dulwich lacks, read and fetched through git
     snapshot       the working tree as a commit
     worktree       the pool of scratch worktrees where plans run
+    pool           where they live: a per-user cache folder outside the project
     scratch_files  a plan without commands: the files it names, its result as a tree
     submodules     a scratch worktree's submodules, borrowing the user's objects
     apply          a turn's result brought into the working tree

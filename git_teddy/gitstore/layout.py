@@ -19,7 +19,10 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       status/<key>-<state>.index  a copy of a worktree's index (one per state of it) with
                                git's untracked cache: a snapshot's `git status` runs on it
                                (gitstore.status_tree), the user's index never written
-      worktrees/wt-N[.lock]    the pool of scratch worktrees where plans run, and their locks
+      worktrees/wt-N.lock      the locks of the pool of scratch worktrees where plans run
+                               (the worktrees themselves live outside the project, in a
+                               per-user cache folder: gitstore.pool); a `wt-N` folder beside
+                               them is an older git-teddy's slot, migrated on first use
       hooks/                   the post-commit hook of scratch worktrees
       no-hooks/                an empty hooks folder: teddy's other git calls in scratch
                                worktrees run none of the user's hooks (it need not exist)
@@ -164,10 +167,14 @@ class Layout:
     def status_indexes(self) -> Path:
         return self.root / "status"
 
-    def worktree(self, slot: int) -> tuple[Path, Path]:
-        """Scratch worktree number `slot` of the pool, and its lock file."""
-        pool = self.root / "worktrees"
-        return pool / f"wt-{slot}", pool / f"wt-{slot}.lock"
+    def worktree_lock(self, slot: int) -> Path:
+        """The lock of scratch worktree number `slot` of the pool (gitstore.worktree)."""
+        return self.root / "worktrees" / f"wt-{slot}.lock"
+
+    def legacy_worktree(self, slot: int) -> Path:
+        """Where an older git-teddy kept scratch worktree `slot`: inside the project's git
+        dir, a copy of the project that tools searching the folder found (gitstore.pool)."""
+        return self.root / "worktrees" / f"wt-{slot}"
 
     @property
     def runtime_hooks(self) -> Path:

@@ -1,5 +1,6 @@
 """A plan's files without a checkout: for a plan that runs no command, only the files it
-names are checked out, into a scratch folder, and its result is a tree built from the base
+names are checked out, into a scratch folder beside the scratch worktrees (outside the
+project: gitstore.pool), and its result is a tree built from the base
 tree and the blobs that changed. The cost follows the files the plan touches, not the size
 of the repository (a scratch worktree checks out, resets and stages every file).
 
@@ -23,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from git_teddy.gitstore import runner
+from git_teddy.gitstore import pool, runner
 from git_teddy.gitstore.checkout import ATTRIBUTES
 from git_teddy.gitstore.repo import GitRepo
 
@@ -147,17 +148,18 @@ def _plain(paths: Collection[str]) -> list[str]:
 
 @contextmanager
 def scratch_files(
-    repo: GitRepo, tree: str, paths: Collection[str], links: list[str]
+    repo: GitRepo, tree: str, paths: Collection[str], links: list[str], pool_dir: str = ""
 ) -> Iterator[ScratchFiles | None]:
-    """The files at `paths` of `tree` (a tree or commit) in a scratch folder; None when the
-    plan needs a checkout to get the result a scratch worktree would give."""
+    """The files at `paths` of `tree` (a tree or commit) in a scratch folder, in the pool of
+    the scratch worktrees (`pool_dir`: teddy.worktree.dir), outside the project as they are;
+    None when the plan needs a checkout to get the result a scratch worktree would give."""
     plain = _plain(paths)
     start = repo.tree_of(tree)
     entries = repo.entries_at(start, plain)
     if _needs_checkout(plain, entries, links):
         yield None
         return
-    scratch = repo.layout.shared.make_folders(repo.layout.scratch)
+    scratch = pool.open_pool(pool_dir, repo.common_dir, repo.toplevel)
     with tempfile.TemporaryDirectory(dir=scratch, prefix=f"files-{os.getpid()}-") as folder:
         root = Path(folder) / "files"
         root.mkdir()

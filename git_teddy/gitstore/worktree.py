@@ -7,14 +7,15 @@ runs apart; a lock whose process is gone (or whose pid another program now has) 
 the next run takes the worktree over, stopping a command the killed run left running only
 when that process group is verified to be the one it started.
 
-The worktrees are teddy's, and the user's repository is not: each is locked in git with a
-reason (so the user's `git worktree prune` keeps it and `git worktree list` names it), none
-of teddy's git calls in them runs the user's hooks, none inherits the user's sparse
-patterns, and teddy never prunes: registrations of the user's own worktrees stay, even
-while their folders are away. When the repository was moved (or copied), a scratch
-worktree's two links (its `.git` file and git's record of its folder) name the old place:
-teddy rewrites them, for its own worktrees only (`git worktree repair` would rewrite the
-user's worktrees too, and in a copy take them away from the original).
+The worktrees live outside the user's project, in a per-user cache folder (gitstore.pool):
+inside it they were a second copy of the project that every tool searching the folder found.
+Each is teddy's, and the user's repository is not: each is locked in git with a reason (so the
+user's `git worktree prune` keeps it and `git worktree list` names it), none of teddy's git
+calls in them runs the user's hooks, none inherits the user's sparse patterns, and teddy
+never prunes: registrations of the user's own worktrees stay, even while their folders are
+away. A moved repository finds its worktrees in the pool of its old place and relinks them
+(gitstore.pool `adopt`); the slots an older git-teddy kept in `.git/teddy/worktrees/` are
+removed when their slot is first used (`_migrate`).
 """
 
 import contextlib
@@ -27,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.errors import TeddyError, in_the_way
-from git_teddy.gitstore import locks, runner, submodules
+from git_teddy.gitstore import locks, pool, runner, submodules
+from git_teddy.gitstore.pool import LOCK_REASON
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.worktree_tree import add_all
 
 POOL_SIZE = 8
 LOCK_FIELDS = ("pid", "started", "group", "group_started")
-LOCK_REASON = "git-teddy scratch worktree: plans run here; git teddy resets and reuses it"
 
 
 def _hookless(no_hooks: Path) -> list[str]:
@@ -220,13 +221,13 @@ def _all_busy(held: dict[Path, LockRecord]) -> TeddyError:
         for lock, record in held.items()
     )
     pids = ",".join(str(record.pid) for record in held.values())
-    pool = next(iter(held)).parent
+    folder = next(iter(held)).parent
     return TeddyError(
-        f"all {POOL_SIZE} scratch worktrees are busy: each lock in {pool} names a running "
+        f"all {POOL_SIZE} scratch worktrees are busy: each lock in {folder} names a running "
         f"process ({listed})",
         f"wait for those git teddy runs to finish (`ps -p {pids}` shows them); if none of "
         f"them is git teddy, a killed run left the locks: remove them to continue: "
-        f"rm {pool}/wt-*.lock",
+        f"rm {folder}/wt-*.lock",
     )
 
 
@@ -242,58 +243,16 @@ def _link_ignored_paths(repo: GitRepo, tree: Path, links: list[str]) -> list[str
     return linked
 
 
-def _pointer(path: Path) -> Path | None:
-    """Where the `.git` file of the worktree at `path` says its administrative folder is."""
-    try:
-        pointer = (path / ".git").read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
-        return None
-    if not pointer.startswith("gitdir: "):
-        return None
-    return path / pointer.removeprefix("gitdir: ").strip()  # relative or absolute
-
-
-def _points_back(git_dir: Path, path: Path) -> bool:
-    """Whether git's record in `git_dir` names `path` as the worktree's folder."""
-    try:
-        backlink = (git_dir / "gitdir").read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
-        return False
-    return os.path.realpath(git_dir / backlink.strip()) == os.path.realpath(path / ".git")
-
-
 def _own_git_dir(repo: GitRepo, path: Path) -> Path | None:
     """The administrative folder of the pooled worktree at `path` when it is one teddy made
     (locked) in this repository, and both links between them hold; None when it is missing,
     broken, another repository's (a copy's) or made unlocked by an older git-teddy."""
-    git_dir = _pointer(path)
+    git_dir = pool.pointer(path)
     if git_dir is None or not (git_dir / "locked").is_file():
         return None
     if os.path.realpath(git_dir.parent) != os.path.realpath(repo.common_dir / "worktrees"):
         return None
-    return git_dir if _points_back(git_dir, path) else None
-
-
-def _relink(repo: GitRepo, path: Path) -> Path | None:
-    """After the repository was moved or copied, point the scratch worktree at `path` and
-    its record in git at each other again, as `git worktree repair` would, but for this
-    worktree alone: its administrative folder keeps its name, and must be teddy's (locked)
-    and name this worktree's old place (the same spot under the old repository)."""
-    old = _pointer(path)
-    if old is None:
-        return None
-    git_dir = repo.common_dir / "worktrees" / old.name
-    old_common = old.parent.parent  # <old repository>/.git/worktrees/<name>
-    try:
-        backlink = Path((git_dir / "gitdir").read_text(encoding="utf-8").strip())
-        place = path.relative_to(repo.common_dir)
-    except (OSError, ValueError):
-        return None
-    if not (git_dir / "locked").is_file() or backlink != old_common / place / ".git":
-        return None
-    (git_dir / "gitdir").write_text(f"{path / '.git'}\n", encoding="utf-8")
-    (path / ".git").write_text(f"gitdir: {git_dir}\n", encoding="utf-8")
-    return git_dir
+    return git_dir if pool.points_back(git_dir, path) else None
 
 
 def _make_full(path: Path, git_dir: Path) -> None:
@@ -311,11 +270,13 @@ def _make_full(path: Path, git_dir: Path) -> None:
 def _add(repo: GitRepo, path: Path, commit: str) -> None:
     """A new linked worktree at `path`, detached at `commit` and locked. Whatever was at
     `path` is teddy's own and remade; git drops a registration left for `path` (its folder
-    gone) itself when `--force` is given twice, so nothing is pruned."""
-    if path.is_symlink():
-        path.unlink()
-    elif path.exists():
-        shutil.rmtree(path)  # links to the user's ignored paths are unlinked, not followed
+    gone) itself when `--force` is given twice, so nothing is pruned. A new slot is the
+    cheap moment to clear the cache of pools whose repository is gone, and git's records of
+    teddy's worktrees that are gone with them."""
+    _remove_folder(path)
+    folder = path.parent
+    pool.collect_garbage(folder.parent)
+    pool.forget_lost(repo.common_dir, folder.parent, folder)
     no_hooks = repo.layout.no_hooks
     # core.sparseCheckout=false: the user's sparse patterns are not copied into it.
     config = [*_hookless(no_hooks), "-c", "core.sparseCheckout=false"]
@@ -332,6 +293,39 @@ def _add(repo: GitRepo, path: Path, commit: str) -> None:
     _reset(path, commit, no_hooks)
 
 
+def _remove_folder(path: Path) -> None:
+    """Remove teddy's own folder (or a link) at `path`; links inside it to the user's
+    ignored paths are unlinked, not followed."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+
+
+def _remove(repo: GitRepo, path: Path) -> None:
+    """Remove the scratch worktree at `path` and git's record of it (`git worktree remove`
+    when it is teddy's in this repository, else the folder alone: a copy's or a broken one)."""
+    git_dir = _own_git_dir(repo, path)
+    if git_dir is not None:
+        config = _hookless(repo.layout.no_hooks)
+        remove = ["worktree", "remove", "--force", "--force", str(path)]
+        try:
+            runner.output([*config, *remove], repo.cwd)
+            return
+        except runner.GitFailed:  # git refuses a worktree with submodules: as git would
+            shutil.rmtree(git_dir, ignore_errors=True)
+    _remove_folder(path)
+
+
+def _migrate(repo: GitRepo, slot: int) -> None:
+    """Remove the slot an older git-teddy kept inside the project (`.git/teddy/worktrees/`)
+    once its lock is held: it is scratch, nothing in it is unsaved (a run that was killed
+    there recorded each step's state in its journal, as tree ids, which any slot puts back)."""
+    legacy = repo.layout.legacy_worktree(slot)
+    if os.path.lexists(legacy):
+        _remove(repo, legacy)
+
+
 def _reset(path: Path, commit: str, no_hooks: Path) -> None:
     """Move a pooled worktree to `commit`: only files that differ are rewritten."""
     runner.output([*_hookless(no_hooks), "reset", "--quiet", "--hard", commit], path, isolated=True)
@@ -340,7 +334,7 @@ def _reset(path: Path, commit: str, no_hooks: Path) -> None:
 
 
 def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
-    if _own_git_dir(repo, path) is None and _relink(repo, path) is None:
+    if _own_git_dir(repo, path) is None and pool.adopt(repo.common_dir, path) is None:
         _add(repo, path, commit)
     else:
         _reset(path, commit, repo.layout.no_hooks)
@@ -357,12 +351,16 @@ def _populate(repo: GitRepo, worktree: Worktree, commit: str) -> None:
 
 
 @contextmanager
-def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[Worktree]:
-    """A worktree at `commit` for this process only; it stays in the pool afterwards."""
+def scratch_worktree(
+    repo: GitRepo, commit: str, links: list[str], pool_dir: str = ""
+) -> Iterator[Worktree]:
+    """A worktree at `commit` for this process only; it stays in the pool afterwards.
+    `pool_dir`: teddy.worktree.dir (gitstore.pool)."""
+    folder = pool.open_pool(pool_dir, repo.common_dir, repo.toplevel)
     held: dict[Path, LockRecord] = {}
     for slot in range(POOL_SIZE):
-        path, lock = repo.layout.worktree(slot)
-        repo.layout.shared.make_folders(lock.parent)  # the pool, shared as git would share it
+        path, lock = folder / f"wt-{slot}", repo.layout.worktree_lock(slot)
+        repo.layout.shared.make_folders(lock.parent)  # the locks, shared as git would share them
         if path.is_file() or (path.is_symlink() and not path.is_dir()):
             raise in_the_way(path, "a scratch worktree (a folder)")
         claim = _take_lock(lock)
@@ -371,6 +369,7 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
                 held[lock] = claim.holder
             continue
         try:
+            _migrate(repo, slot)
             _prepare(repo, path, commit)
             worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=not claim.state)
             worktree.recovery = list(claim.notes)
@@ -381,3 +380,25 @@ def scratch_worktree(repo: GitRepo, commit: str, links: list[str]) -> Iterator[W
             lock.unlink(missing_ok=True)
         return
     raise _all_busy(held)
+
+
+def remove_idle_worktrees(repo: GitRepo, pool_dir: str = "") -> None:
+    """Remove the repository's scratch worktrees no run holds (`git teddy delete`: no copy
+    of a deleted session's files stays in the cache), and the pool when it is left empty;
+    the next `execute` makes a new one."""
+    folder = pool.pool_folder(pool.cache_root(pool_dir), repo.common_dir)
+    for slot in range(POOL_SIZE):
+        path, lock = folder / f"wt-{slot}", repo.layout.worktree_lock(slot)
+        legacy = repo.layout.legacy_worktree(slot)
+        if not (os.path.lexists(path) or os.path.lexists(legacy)) or lock.is_dir():
+            continue
+        repo.layout.shared.make_folders(lock.parent)
+        if _take_lock(lock).state is None:
+            continue  # a run is using it
+        try:
+            _migrate(repo, slot)
+            if os.path.lexists(path):
+                _remove(repo, path)
+        finally:
+            lock.unlink(missing_ok=True)
+    pool.remove_if_empty(folder)

@@ -6,7 +6,8 @@ log, kept failed replies) go in one ref transaction. The objects stay until git'
 them, so the command prints every ref's last id: `git update-ref <ref> <id>` brings a
 deletion back until then. States of the user's own files that restore, branch or execute
 saved are named apart: they are the user's work, and deleting a session that holds some
-asks for --force.
+asks for --force. The repository's idle scratch worktrees go too (they are shared by its
+sessions, and may hold a copy of a deleted session's files); the next execute makes one.
 """
 
 import shutil
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from git_teddy.errors import TeddyError
+from git_teddy.gitstore.worktree import remove_idle_worktrees
 from git_teddy.session.refnames import (
     branches_prefix,
     fetched_prefix,
@@ -90,8 +92,9 @@ def refuse_losing_saved_states(doomed: list[Doomed]) -> None:
         )
 
 
-def delete_sessions(store: SessionStore, doomed: list[Doomed]) -> None:
-    """Remove the refs of every doomed session in one transaction, then their local state."""
+def delete_sessions(store: SessionStore, doomed: list[Doomed], pool_dir: str = "") -> None:
+    """Remove the refs of every doomed session in one transaction, then their local state
+    and the idle scratch worktrees (`pool_dir`: teddy.worktree.dir)."""
     refs = {name: sha for d in doomed for name, sha in d.refs.items()}
     if refs:
         store.repo.delete_refs(refs)
@@ -99,3 +102,4 @@ def delete_sessions(store: SessionStore, doomed: list[Doomed]) -> None:
     for d in doomed:
         for folder in (layout.sessions / d.session, layout.failed_plans(d.session)):
             shutil.rmtree(folder, ignore_errors=True)
+    remove_idle_worktrees(store.repo, pool_dir)
