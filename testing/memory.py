@@ -23,7 +23,12 @@ def peak_rss(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, floa
     in MiB (the largest one's, as Linux reports `ru_maxrss`), and its stdout and stderr."""
     proc = subprocess.run(
         [sys.executable, "-c", _MEASURE, *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=True,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
     )
     found = json.loads(proc.stdout)
     return found["rc"], found["peak_kib"] / 1024, found["stdout"] + found["stderr"]

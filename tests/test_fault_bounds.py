@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from git_teddy.errors import EXIT_TURN_FAILED
-from testing.commands import Teddy, git
+from testing.commands import Teddy
 from testing.memory import peak_rss
 from testing.plans import execute
 from testing.sessions import report_of, start
@@ -40,8 +40,9 @@ def test_a_child_outside_the_group_holding_the_output_cannot_outlast_the_timeout
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
     assert took < 60, f"execute ran {took:.0f} s past a 2 s timeout"
     log = report_of(repo, env, session)["action_logs"][0]
-    assert log["status"] == "FAILURE" and "timed out after 2 s" in log["details"]["error"]
-    assert "outside" in log["details"]["error"] and "kept its output open" in log["details"]["error"]
+    error = log["details"]["error"]
+    assert log["status"] == "FAILURE" and "timed out after 2 s" in error
+    assert "outside the command's process group" in error and "kept its output open" in error
     assert log["details"]["stdout"] == "begun\n"
 
 
