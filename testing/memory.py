@@ -10,19 +10,20 @@ from pathlib import Path
 
 _MEASURE = """
 import json, resource, subprocess, sys
-proc = subprocess.run(sys.argv[1:], capture_output=True)
+with open(sys.argv[1], "wb") as out:
+    proc = subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.PIPE)
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(json.dumps({"rc": proc.returncode, "peak_kib": peak,
-                  "stdout": proc.stdout.decode("utf-8", "replace")[-20000:],
                   "stderr": proc.stderr.decode("utf-8", "replace")[-20000:]}))
 """
 
 
-def peak_rss(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, str]:
-    """`args` run in `cwd`: its exit status, the peak resident set of it and its descendants
-    in MiB (the largest one's, as Linux reports `ru_maxrss`), and its stdout and stderr."""
+def peak_rss(args: list[str], cwd: Path, env: dict[str, str], out: Path) -> tuple[int, float, str]:
+    """`args` run in `cwd`, its stdout written to `out`: its exit status, the peak resident
+    set of it and its descendants in MiB (the largest one's, as Linux reports `ru_maxrss`),
+    and its stderr."""
     proc = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *args],
+        [sys.executable, "-c", _MEASURE, str(out), *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -31,4 +32,4 @@ def peak_rss(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, floa
         check=True,
     )
     found = json.loads(proc.stdout)
-    return found["rc"], found["peak_kib"] / 1024, found["stdout"] + found["stderr"]
+    return found["rc"], found["peak_kib"] / 1024, found["stderr"]
