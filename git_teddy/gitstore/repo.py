@@ -520,8 +520,13 @@ class GitRepo:
     def read_bounded(self, tree_sha: str, path: str, limit: int) -> bytes | None:
         """A file of a tree, read whole when it holds at most `limit` bytes, else its first
         `limit` bytes as a CutBlob: memory bounded whatever the file's size."""
-        blob = self._blob_id(tree_sha, path)
-        return self._bounded([blob], limit).get(blob) if blob else None
+        return self.read_files_bounded(tree_sha, [path], limit).get(path)
+
+    def read_files_bounded(self, tree_sha: str, paths: list[str], limit: int) -> dict[str, bytes]:
+        """read_bounded of each of `paths` (those that are files), in two git processes."""
+        ids = {path: self._blob_id(tree_sha, path) for path in paths}
+        blobs = self._bounded([blob for blob in ids.values() if blob], limit)
+        return {path: blobs[blob] for path, blob in ids.items() if blob and blob in blobs}
 
     def _blob_id(self, tree_sha: str, path: str) -> str | None:
         """The id of the file `path` of a tree, its content not read."""
@@ -536,14 +541,21 @@ class GitRepo:
         mode, sha = obj[name.encode()]
         return None if mode == TREE_MODE else sha.decode()
 
-    def _bounded(self, blobs: list[str], limit: int) -> dict[str, bytes]:
+    def _bounded(self, blobs: list[str], limit: int, batch: bool = False) -> dict[str, bytes]:
         """Blobs by id (missing ones left out): whole up to `limit` bytes, else cut."""
         sizes = blob_sizes(blobs, self.cwd)
         small = [blob for blob in blobs if sizes.get(blob, limit + 1) <= limit]
-        contents = dict(read_blobs(small, self.cwd)) if small else {}
+        if batch:  # many: one more git process, not one object lookup each
+            contents = dict(read_blobs(small, self.cwd)) if small else {}
+        else:
+            contents = {blob: self._blob_data(blob) for blob in small}
         for blob in (b for b in blobs if sizes.get(b, 0) > limit):
             contents[blob] = CutBlob.of(blob_head(blob, limit, self.cwd), sizes[blob])
         return contents
+
+    def _blob_data(self, blob: str) -> bytes:
+        obj = self._object(blob.encode())
+        return obj.data if isinstance(obj, Blob) else b""
 
     def read_blob(self, tree_sha: str, path: str) -> tuple[str, bytes] | None:
         """A file's blob id (a stable cache key for its content) and its bytes."""
@@ -633,7 +645,7 @@ class GitRepo:
             listed.append({e.path.decode(): e.sha.decode() for e in entries if e.mode != TREE_MODE})
         wanted = list(dict.fromkeys(blob for names in listed for blob in names.values()))
         if limit is not None:
-            bounded = self._bounded(wanted, limit) if wanted else {}
+            bounded = self._bounded(wanted, limit, batch=True) if wanted else {}
             return [{n: bounded[b] for n, b in names.items() if b in bounded} for names in listed]
         try:
             contents = dict(read_blobs(wanted, self.cwd)) if wanted else {}

@@ -112,10 +112,18 @@ def read_turns(repo: GitRepo, tree: str, cache: TurnCache) -> list[TurnFiles]:
 
 
 def read_turn(repo: GitRepo, folder: str, name: str) -> TurnFiles | None:
-    """The turn folder `name`, whose tree is `folder`; None when it is not one teddy wrote."""
+    """The turn folder `name`, whose tree is `folder`; None when it is not one teddy wrote.
+    Its files are read within SESSION_FILE_LIMIT (a larger one is left out, as damaged)."""
+    attempts = [
+        f"{ATTEMPTS_DIR}/{file}"
+        for file in sorted(repo.list_dir(folder, ATTEMPTS_DIR))
+        if file.endswith(".problems.txt")
+    ]
+    wanted = [TURN_RECORD, PLAN, REPORT, USER_PROMPT, SYSTEM_PROMPT, *attempts]
+    files = repo.read_files_bounded(folder, wanted, SESSION_FILE_LIMIT)
 
     def text(path: str) -> str | None:
-        data = repo.read_bounded(folder, path, SESSION_FILE_LIMIT)  # a cut one: left out
+        data = files.get(path)
         if data is None or isinstance(data, CutBlob):
             return None
         return data.decode("utf-8", "replace")
@@ -124,12 +132,7 @@ def read_turn(repo: GitRepo, folder: str, name: str) -> TurnFiles | None:
         record = TurnRecord.model_validate(load_yaml(text(TURN_RECORD) or "null"))
     except (ValidationError, yaml.YAMLError):
         return None  # not a turn folder teddy wrote
-    attempts = repo.list_dir(folder, ATTEMPTS_DIR)
-    problems = [
-        text(f"{ATTEMPTS_DIR}/{file}") or ""
-        for file in sorted(attempts)
-        if file.endswith(".problems.txt")
-    ]
+    problems = [text(path) or "" for path in attempts]
     return TurnFiles(
         name=name,
         record=record,
