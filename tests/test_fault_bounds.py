@@ -62,6 +62,7 @@ def test_a_huge_output_leaves_teddys_memory_where_a_small_one_does(
     out = repo.parent / "execute.out"
     code, peak_mb, output = peak_rss(["git", "teddy", "execute", "-y"], repo, env, out)
     assert code == 0, output
+    print(f"figure: execute of {OUTPUT_MB} MB output peaked at {peak_mb:.1f} MiB")  # -s
     assert peak_mb < MEMORY_BOUND_MB, f"teddy peaked at {peak_mb:.0f} MiB for {OUTPUT_MB} MB"
     details = report_of(repo, env, session)["action_logs"][0]["details"]
     stdout = details["stdout"]
@@ -132,6 +133,7 @@ def test_an_alias_bomb_in_a_fetched_session_log_is_refused_fast(
     _teammate_commit(repo, env, ref, {"session.md": hostile.encode()})
     for args in (("list",), ("show", session), ("export", session, "--html", "-")):
         result, seconds = cpu_timed(lambda args=args: teddy(repo, *args))
+        print(f"figure: {args[0]} of an alias bomb took {seconds:.2f} CPU s")  # -s
         assert seconds < CPU_BOUND_S, f"{args} took {seconds:.1f} CPU s"
         assert "Traceback" not in result.stderr, result.stderr
         if args[0] != "list":
@@ -153,6 +155,7 @@ def test_an_alias_trick_in_memos_is_refused_before_anything_is_asked(
     plan_file.write_text(plan_text(create("a.txt", "a\n")))
     args = ("plan", "-m", "go", "--from-file", str(plan_file))
     result, seconds = cpu_timed(lambda: teddy(repo, *args))
+    print(f"figure: plan with the memos trick took {seconds:.2f} CPU s")  # -s
     assert seconds < CPU_BOUND_S, f"plan took {seconds:.1f} CPU s"
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert ".teddy/memos.yaml" in result.stderr and "alias" in result.stderr
@@ -180,6 +183,7 @@ def test_a_huge_report_is_shown_cut_within_bounded_memory(
     args = ["git", "teddy", "show", f"{session}/01"]
     code, peak, stderr = peak_rss(args, repo, env, shown)
     assert code == 0 and "Traceback" not in stderr, stderr
+    print(f"figure: show of a {REPORT_MB} MB report peaked at {peak:.1f} MiB")  # -s
     assert peak < REPORT_MEMORY_MB, f"show peaked at {peak:.0f} MiB"
     assert shown.stat().st_size < 20 * 1024 * 1024
     assert "[... cut: the file holds" in shown.read_text()
@@ -187,6 +191,7 @@ def test_a_huge_report_is_shown_cut_within_bounded_memory(
     args = ["git", "teddy", "export", session, "--html", str(page)]
     code, peak, stderr = peak_rss(args, repo, env, repo.parent / "export.out")
     assert code == 0 and "Traceback" not in stderr, stderr
+    print(f"figure: export of a {REPORT_MB} MB report peaked at {peak:.1f} MiB")  # -s
     assert peak < REPORT_MEMORY_MB, f"export peaked at {peak:.0f} MiB"
     assert page.stat().st_size < 40 * 1024 * 1024
     assert "not shown: report.md holds" in page.read_text()
