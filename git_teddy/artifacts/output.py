@@ -170,6 +170,7 @@ class _Stream:
         self.recent: deque[tuple[int, _Line]] = deque(maxlen=ERROR_CONTEXT[0])  # before an error
         self.stating: list[str] = []
         self.mentioning: list[str] = []
+        self.last_line = ""  # the last line that is not blank, stripped
         self.partial = bytearray()  # the line not yet ended, its start
         self.partial_size = 0
 
@@ -212,6 +213,7 @@ class _Stream:
         """One line looked at alone: the head's, the window's, an error's."""
         index = self.count
         self.count += 1
+        self.last_line = line.text.strip() or self.last_line
         if self.head_open and self._to_head(index, line):
             self._note(line.text)
         else:
@@ -247,6 +249,10 @@ class _Stream:
             self._scan(chunk, start, end)
         base = self.count
         self.count += chunk.count(b"\n", start, end)
+        body = chunk[start:end].rstrip()
+        if body:
+            last = body[body.rfind(b"\n") + 1 :][: self.longest]
+            self.last_line = last.decode("utf-8", "replace").strip() or self.last_line
         first = end
         for _ in range(TAIL_LINES):  # the start of the block's last lines
             if first <= start:
@@ -358,7 +364,7 @@ class _Stream:
         """The noted error lines, then the last line that is not blank: error_lines picks
         from them what it would from the whole output."""
         self._finish()
-        last = [s for s in (line.text.strip() for _, line in self.tail) if s][-1:]
+        last = [self.last_line] if self.last_line else []
         return "\n".join([*self.stating, *self.mentioning, *last]) + "\n"
 
 
