@@ -39,7 +39,7 @@ from git_teddy.artifacts.names import (
 )
 from git_teddy.artifacts.trailers import format_message, parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.artifacts.yamlio import Unreadable
+from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.changes import CutBlob
@@ -526,7 +526,8 @@ class SessionStore:
         """`turn`'s turn.yaml in `commit` of `branch` (None when it has none); a damaged one
         is a DamagedSessionError naming the commit that wrote it."""
         path = f"{turn}/{TURN_RECORD}"
-        data = self.repo.read_file(self.repo.read_commit(commit).tree, path)
+        tree = self.repo.read_commit(commit).tree
+        data = self.repo.read_bounded(tree, path, YAML_LIMIT + 1)  # more is refused unread
         try:
             return TurnRecord.from_yaml(data) if data is not None else None
         except Unreadable as problem:
