@@ -29,6 +29,7 @@ GIT_MODULES: frozenset[str] = frozenset()
 PROCESS_MODULES = frozenset(
     {
         "test_fault_kill.py",
+        "test_fault_bounds.py",
         "test_fault_races.py",
         "test_fault_locks.py",
         "test_loop.py",

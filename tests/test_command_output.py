@@ -187,3 +187,38 @@ def test_a_secret_in_the_first_error_line_is_redacted(repo: Path, teddy: Teddy, 
     assert AWS not in history and "exit code 3: error: bad key [REDACTED:aws-access-key]" in history
     where = [row["file"] for row in report_of(repo, env, session)["redactions"]]
     assert where == ["action 1 (EXECUTE) stdout", "action 1 (EXECUTE) summary"]
+
+
+def test_a_streamed_output_is_clipped_as_the_whole_one_would_be() -> None:
+    """OutputBuffer past its whole limit (0 here) keeps only what the report may keep, and
+    chooses as clip_output does from the whole text, whatever the chunks; the failure's
+    summary quotes the same error line."""
+    import random
+
+    from git_teddy.artifacts.output import OutputBuffer, first_error
+
+    lines = ["y", "abc", "hello world", "x" * 300, "é" * 50, "", ERROR, "error: x", "FAILED t"]
+    chance = random.Random(25)
+    for _ in range(300):
+        count = chance.choice([0, 1, 5, 150, 250, 600])
+        text = "\n".join(chance.choice(lines[:6] * 15 + lines) for _ in range(count))
+        text += chance.choice(["", "\n"])
+        cap, size = chance.choice([1, 50, 2000, 20000]), chance.choice([1, 7, 100, 65536])
+        buffer = OutputBuffer(cap, whole_limit=0)
+        data = text.encode()
+        for at in range(0, len(data), size):
+            buffer.add(data[at : at + size])
+        assert buffer.clipped() == clip_output(text, cap), (count, cap, size)
+        assert first_error(buffer.error_text(), "") == first_error(text, "")
+
+
+def test_yaml_with_an_alias_is_refused_before_it_is_built() -> None:
+    """An alias bomb is refused from the parser's events; a `*` in plain text is not one."""
+    import pytest
+
+    from git_teddy.artifacts.yamlio import Refused, load_yaml
+
+    bomb = "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b]\n"
+    with pytest.raises(Refused, match="alias"):
+        load_yaml(bomb)
+    assert load_yaml("run: make && ls *.py\n") == {"run": "make && ls *.py"}

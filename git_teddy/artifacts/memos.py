@@ -3,6 +3,7 @@
 import yaml
 
 from git_teddy.artifacts.plan.models import Memo
+from git_teddy.artifacts.yamlio import Refused, load_yaml
 from git_teddy.errors import TeddyError
 
 MEMOS_PATH = ".teddy/memos.yaml"
@@ -10,7 +11,12 @@ MEMOS_PATH = ".teddy/memos.yaml"
 
 def parse_memos(text: str) -> list[str]:
     try:
-        data = yaml.safe_load(text) if text.strip() else []
+        data = load_yaml(text) if text.strip() else []
+    except Refused as refused:  # an alias bomb in a teammate's commit: never expanded
+        raise TeddyError(
+            f"{MEMOS_PATH} is refused: {refused}",
+            f"write each memo out in full (no `&anchor`/`*alias`); see `git log -- {MEMOS_PATH}`",
+        ) from None
     except yaml.YAMLError as error:
         raise TeddyError(
             f"{MEMOS_PATH} is not valid YAML: {error}",

@@ -76,7 +76,10 @@ def export(session: str | None, folder: Path | None, html_file: str | None) -> N
     if folder is not None and folder.exists() and not folder.is_dir():
         raise TeddyError(f"{folder} is not a folder", "give -o a folder, or --html FILE")
     store = open_workspace().store
-    page = render_page(read_session_page(store, store.resolve_session(session)))
+    read = read_session_page(store, store.resolve_session(session))
+    if read.log_problem:
+        click.echo(f"warning: {read.log_problem}", err=True)
+    page = render_page(read)
     if target is None:
         click.echo(page, nl=False)
         return

@@ -5,6 +5,7 @@ import shlex
 
 import click
 
+from git_teddy.artifacts.folder import SESSION_FILE_LIMIT
 from git_teddy.cli.color import color_option
 from git_teddy.cli.pager import page_output
 from git_teddy.cli.textio import echo_json
@@ -45,7 +46,7 @@ def show(target: str | None, as_json: bool) -> None:
     store = ws.store
     if target and "/" in target:
         ref = store.resolve_turn(target)
-        files = store.turn_files(ref)
+        files = store.turn_files(ref, SESSION_FILE_LIMIT)  # a larger file is shown cut
         commits = [c for c in store.turn_commits(ref.session) if c.turn == ref.turn]
         if as_json:
             echo_json(views.turn_json(ref.session, ref.turn, commits, files))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from git_teddy.artifacts.context_list import is_session_ref
-from git_teddy.artifacts.output import clip_output, first_error
+from git_teddy.artifacts.output import OutputBuffer, first_error
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
     Action,
@@ -32,6 +32,11 @@ from git_teddy.ui import UI
 from git_teddy.web.fetch import probe
 
 HTTP_TIMEOUT = 20.0
+DRAIN_SECONDS = 1.0  # after a timeout's kill, how long what the command wrote is still read
+HELD_OPEN = (
+    "; a process outside the command's process group (started with setsid or as a daemon) "
+    "kept its output open and may still run"
+)
 
 
 @dataclass
@@ -144,7 +149,7 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
     )
     env.on_child(proc.pid)
     try:
-        stdout, stderr, timed_out = _stream(proc, env, started + env.timeout)
+        stdout, stderr, ending = _stream(proc, env, started + env.timeout)
     except BaseException:
         with contextlib.suppress(ProcessLookupError):  # gone already: nothing left to stop
             os.killpg(proc.pid, signal.SIGKILL)  # Ctrl-C: nothing may outlive the run
@@ -152,60 +157,87 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         raise
     finally:
         env.on_child(None)
-    out, err = stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
     details: dict[str, Any] = {
         "return_code": proc.returncode,
-        "stdout": clip_output(out, env.output_cap),
-        "stderr": clip_output(err, env.output_cap),
+        "stdout": stdout.clipped(),
+        "stderr": stderr.clipped(),
         "duration_s": round(time.monotonic() - started, 3),
     }
-    if timed_out:
-        details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout)"
+    if ending is not None:
+        details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout){ending}"
         return Outcome(False, details["error"], details)
     if proc.returncode == 0:
         return Outcome(True, "exit code 0", details)
-    error = first_error(out, err)  # the cause, not just the code, reaches terminal and log
+    error = first_error(stdout.error_text(), stderr.error_text())  # the cause, not just the code
     return Outcome(False, f"exit code {proc.returncode}" + (f": {error}" if error else ""), details)
 
 
 def _stream(
     proc: "subprocess.Popen[bytes]", env: ActionEnv, deadline: float
-) -> tuple[bytes, bytes, bool]:
-    """The command's whole stdout and stderr, each chunk shown through the UI as it comes
-    (a terminal sees the command run); and whether the deadline passed (the command is then
-    killed with all it started)."""
+) -> tuple[OutputBuffer, OutputBuffer, str | None]:
+    """The command's stdout and stderr as the report keeps them (bounded whatever their
+    size), each chunk shown through the UI as it comes (a terminal sees the command run);
+    and None, or how a timeout ended it: at the deadline the command is killed with all it
+    started, what it wrote meanwhile is read for a moment, and reading stops even when a
+    process outside its group still holds the output open."""
     assert proc.stdout is not None and proc.stderr is not None  # both are pipes
     out, err = proc.stdout.fileno(), proc.stderr.fileno()
-    captured = {out: bytearray(), err: bytearray()}
-    last = b"\n"
+    captured = {out: OutputBuffer(env.output_cap), err: OutputBuffer(env.output_cap)}
     with selectors.DefaultSelector() as selector:
         for fd in captured:
             selector.register(fd, selectors.EVENT_READ)
-        while selector.get_map() and time.monotonic() < deadline:
-            for key, _ in selector.select(max(deadline - time.monotonic(), 0)):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    continue
-                captured[key.fd] += chunk
-                env.ui.command_output(chunk)
-                last = chunk[-1:]
-        timed_out = bool(selector.get_map())
+        last = _read_until(selector, captured, env, deadline)
+        ending = _ended_by_timeout(proc, selector, captured, env, deadline)
     if last != b"\n":
         env.ui.command_output(b"\n")  # the next line of ours starts on a line of its own
-    if not timed_out:
+    proc.stdout.close()  # our end: an outsider holding the other gets SIGPIPE, not us
+    proc.stderr.close()
+    return captured[out], captured[err], ending
+
+
+def _read_until(
+    selector: selectors.BaseSelector,
+    captured: dict[int, OutputBuffer],
+    env: ActionEnv | None,
+    deadline: float,
+) -> bytes:
+    """Reads the registered pipes until each is closed or `deadline` passes, shown through
+    the UI (when given) as it comes; the last byte read (a newline when none was)."""
+    last = b"\n"
+    while selector.get_map() and time.monotonic() < deadline:
+        for key, _ in selector.select(max(deadline - time.monotonic(), 0)):
+            chunk = os.read(key.fd, 65536)
+            if not chunk:
+                selector.unregister(key.fd)
+                continue
+            captured[key.fd].add(chunk)
+            if env is not None:
+                env.ui.command_output(chunk)
+            last = chunk[-1:]
+    return last
+
+
+def _ended_by_timeout(
+    proc: "subprocess.Popen[bytes]",
+    selector: selectors.BaseSelector,
+    captured: dict[int, OutputBuffer],
+    env: ActionEnv,
+    deadline: float,
+) -> str | None:
+    """None when the command ended in time; else it is killed with its group, and the rest
+    of the message: empty, or that an outsider kept the output open."""
+    if not selector.get_map():
         try:
             proc.wait(timeout=max(deadline - time.monotonic(), 0))
+            return None
         except subprocess.TimeoutExpired:
-            timed_out = True  # it closed its output but ran on
-    if timed_out:
+            pass  # it closed its output but ran on
+    with contextlib.suppress(ProcessLookupError):  # the group ended at the deadline
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        captured[out] += proc.stdout.read()  # what it wrote before it was killed
-        captured[err] += proc.stderr.read()
-    proc.stdout.close()
-    proc.stderr.close()
-    return bytes(captured[out]), bytes(captured[err]), timed_out
+    proc.wait()
+    # what it wrote before it was killed; the group is gone, so only an outsider holds on
+    _read_until(selector, captured, None, time.monotonic() + DRAIN_SECONDS)
+    return HELD_OPEN if selector.get_map() else ""
 
 
 def _read(action: Read, env: ActionEnv) -> Outcome:

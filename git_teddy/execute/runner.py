@@ -22,6 +22,7 @@ from git_teddy.artifacts.report import (
     render_report,
 )
 from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.yamlio import YAML_LIMIT
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import describe, format_memos
@@ -96,10 +97,16 @@ def _memo_step(ui: UI, memos: list[Memo], tree: Path) -> MemoReport:
         raise TeddyError(
             f"memos not written: {refused}", "replace the symlink by a folder"
         ) from None
-    current = parse_memos(path.read_text(encoding="utf-8")) if path.is_file() else []
+    current = parse_memos(_memos_text(path)) if path.is_file() else []
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_memos(apply_memo_changes(current, memos)), encoding="utf-8")
     return MemoReport(proposed=proposed, decision="approved")
+
+
+def _memos_text(path: Path) -> str:
+    """The memos file, read within the YAML limit (more is refused, unread)."""
+    with path.open("rb") as file:
+        return file.read(YAML_LIMIT + 1).decode("utf-8", "replace")
 
 
 def _log(index: int, action: Action, status: str, **extra: object) -> ActionLog:

@@ -47,6 +47,37 @@ def read_blobs(blobs: Sequence[str], cwd: Path | None = None) -> Iterator[tuple[
         at = header_end + 1 + size + 1
 
 
+class CutBlob(bytes):
+    """The first bytes of a file too large to read whole (session content, which may come
+    from a teammate, is read within a limit); `size` is the whole file's."""
+
+    size: int
+
+    @classmethod
+    def of(cls, data: bytes, size: int) -> "CutBlob":
+        cut = cls(data)
+        cut.size = size
+        return cut
+
+
+def blob_sizes(blobs: Sequence[str], cwd: Path | None = None) -> dict[str, int]:
+    """The size of each of `blobs` that is a blob in the repository, in one `git cat-file
+    --batch-check` (nothing is read of their contents)."""
+    request = "".join(f"{blob}\n" for blob in blobs)
+    args = ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"]
+    sizes: dict[str, int] = {}
+    for line in runner.output(args, cwd, input=request).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            sizes[parts[0]] = int(parts[2])
+    return sizes
+
+
+def blob_head(blob: str, limit: int, cwd: Path | None = None) -> bytes:
+    """The first `limit` bytes of `blob`."""
+    return runner.output_head(["cat-file", "blob", blob], cwd, limit)
+
+
 def object_ids(specs: Sequence[str], cwd: Path | None = None) -> list[str | None]:
     """The object each `<rev>:<path>` names, None where it names none."""
     args = ["cat-file", "--batch-check=%(objectname)"]

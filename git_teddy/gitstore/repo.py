@@ -31,6 +31,9 @@ from git_teddy.gitstore import (
 from git_teddy.gitstore.changes import (
     ALLOW_SECRETS_ENV,
     SESSION_PUSH_ENV,
+    CutBlob,
+    blob_head,
+    blob_sizes,
     commit_id,
     is_object_id,
     read_blobs,
@@ -42,6 +45,8 @@ from git_teddy.gitstore.runner import GitFailed
 from git_teddy.settings import SECRET_FILES, Settings
 
 TREE_MODE = 0o040000
+
+
 FILE_MODE = 0o100644
 GPG_SIGN = "commit.gpgsign"
 SHARED_REPOSITORY = permissions.KEY
@@ -631,6 +636,46 @@ class GitRepo:
         obj = self._tree_at(tree_sha, path)
         return obj.data if isinstance(obj, Blob) else None
 
+    def read_bounded(self, tree_sha: str, path: str, limit: int) -> bytes | None:
+        """A file of a tree, read whole when it holds at most `limit` bytes, else its first
+        `limit` bytes as a CutBlob: memory bounded whatever the file's size."""
+        return self.read_files_bounded(tree_sha, [path], limit).get(path)
+
+    def read_files_bounded(self, tree_sha: str, paths: list[str], limit: int) -> dict[str, bytes]:
+        """read_bounded of each of `paths` (those that are files), in two git processes."""
+        ids = {path: self._blob_id(tree_sha, path) for path in paths}
+        blobs = self._bounded([blob for blob in ids.values() if blob], limit)
+        return {path: blobs[blob] for path, blob in ids.items() if blob and blob in blobs}
+
+    def _blob_id(self, tree_sha: str, path: str) -> str | None:
+        """The id of the file `path` of a tree, its content not read."""
+        *folders, name = PurePosixPath(path).parts
+        obj = (
+            self._tree_at(tree_sha, "/".join(folders))
+            if folders
+            else self._object(tree_sha.encode())
+        )
+        if not isinstance(obj, Tree) or name.encode() not in obj:
+            return None
+        mode, sha = obj[name.encode()]
+        return None if mode == TREE_MODE else sha.decode()
+
+    def _bounded(self, blobs: list[str], limit: int, batch: bool = False) -> dict[str, bytes]:
+        """Blobs by id (missing ones left out): whole up to `limit` bytes, else cut."""
+        sizes = blob_sizes(blobs, self.cwd)
+        small = [blob for blob in blobs if sizes.get(blob, limit + 1) <= limit]
+        if batch:  # many: one more git process, not one object lookup each
+            contents = dict(read_blobs(small, self.cwd)) if small else {}
+        else:
+            contents = {blob: self._blob_data(blob) for blob in small}
+        for blob in (b for b in blobs if sizes.get(b, 0) > limit):
+            contents[blob] = CutBlob.of(blob_head(blob, limit, self.cwd), sizes[blob])
+        return contents
+
+    def _blob_data(self, blob: str) -> bytes:
+        obj = self._object(blob.encode())
+        return obj.data if isinstance(obj, Blob) else b""
+
     def read_blob(self, tree_sha: str, path: str) -> tuple[str, bytes] | None:
         """A file's blob id (a stable cache key for its content) and its bytes."""
         obj = self._tree_at(tree_sha, path)
@@ -706,15 +751,21 @@ class GitRepo:
                     files[entry.path.decode()] = blob.data
         return files
 
-    def read_folders(self, folders: list[tuple[str, str]]) -> list[dict[str, bytes]]:
+    def read_folders(
+        self, folders: list[tuple[str, str]], limit: int | None = None
+    ) -> list[dict[str, bytes]]:
         """`read_folder` of each (tree, path), the blobs of all of them read by one
-        `git cat-file --batch` (a review page reads hundreds of turn folders)."""
+        `git cat-file --batch` (a review page reads hundreds of turn folders); with `limit`,
+        a file larger is read cut (CutBlob), as read_bounded does."""
         listed: list[dict[str, str]] = []
         for tree_sha, path in folders:
             obj = self._tree_at(tree_sha, path)
             entries = obj.iteritems() if isinstance(obj, Tree) else []
             listed.append({e.path.decode(): e.sha.decode() for e in entries if e.mode != TREE_MODE})
         wanted = list(dict.fromkeys(blob for names in listed for blob in names.values()))
+        if limit is not None:
+            bounded = self._bounded(wanted, limit, batch=True) if wanted else {}
+            return [{n: bounded[b] for n, b in names.items() if b in bounded} for names in listed]
         try:
             contents = dict(read_blobs(wanted, self.cwd)) if wanted else {}
         except (GitFailed, ValueError, IndexError):  # a blob missing: one by one, as they come

@@ -80,6 +80,17 @@ def output_bytes(args: Sequence[str], cwd: Path | None = None, input: bytes | No
     return proc.stdout
 
 
+def output_head(args: Sequence[str], cwd: Path | None, limit: int) -> bytes:
+    """The first `limit` bytes of git's stdout; git is stopped then (a large object is not
+    read to its end)."""
+    proc = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    with proc:
+        data = proc.stdout.read(limit)
+        proc.kill()  # ours, started above; done with its output
+    return data
+
+
 def attached(args: Sequence[str], cwd: Path | None = None) -> int:
     """Run git with this process's stdout and stderr (and the pager or terminal behind
     them): for output git formats and colours for the user itself (the caller flushes

@@ -4,7 +4,7 @@ session log's pydantic models are imported here, and only when a session has to 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from git_teddy.artifacts.folder import SESSION_LOG
+from git_teddy.artifacts.folder import SESSION_FILE_LIMIT, SESSION_LOG
 from git_teddy.artifacts.names import is_turn_name
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore.layout import Layout
@@ -51,7 +51,7 @@ def read_session(
 
 
 def read_branch_log(repo: "GitRepo", tree: str) -> BranchLog:
-    data = repo.read_file(tree, SESSION_LOG)
+    data = repo.read_bounded(tree, SESSION_LOG, SESSION_FILE_LIMIT)  # cut: its frontmatter
     meta, phases = parse_log_leniently(data.decode("utf-8", "replace") if data else "")
     # The turn folders always: subagent turns are folders but not phases of this log.
     folders = frozenset(

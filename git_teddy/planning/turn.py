@@ -34,7 +34,7 @@ from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.window import resume_history
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.artifacts.yamlio import Unreadable
+from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
@@ -325,7 +325,8 @@ def gather_inputs(
     )
     counter.save()
     chosen = handoff.agent
-    memos = parse_memos((repo.read_file(tree, MEMOS_PATH) or b"").decode("utf-8", "replace"))
+    data = repo.read_bounded(tree, MEMOS_PATH, YAML_LIMIT + 1)  # more is refused, unread
+    memos = parse_memos((data or b"").decode("utf-8", "replace"))
     return TurnInputs(
         agent=chosen,
         handoff=handoff,

@@ -9,7 +9,7 @@ its result is the `Teddy-Snapshot` of its report commit (session/restore.py turn
 import shlex
 from dataclasses import dataclass
 
-from git_teddy.artifacts.folder import TURN_RECORD
+from git_teddy.artifacts.folder import SESSION_FILE_LIMIT, TURN_RECORD
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.models import TurnCommit, iso_time, turn_commit_from_message
@@ -56,7 +56,7 @@ def diff_ends(store: SessionStore, spec: str, applied: bool = False) -> DiffEnds
 
 def turn_base(store: SessionStore, ref: TurnRef) -> str:
     """The snapshot a turn was planned on (its turn.yaml's base)."""
-    base = base_snapshot(store.turn_files(ref).get(TURN_RECORD))
+    base = base_snapshot(store.turn_files(ref, SESSION_FILE_LIMIT).get(TURN_RECORD))
     if base is None:
         raise store.damaged(
             ref.session, ref.branch, f"{ref.turn}/{TURN_RECORD}", "no base snapshot"

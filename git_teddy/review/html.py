@@ -29,6 +29,7 @@ class TurnPage:
     plan: str
     context: str  # exactly what the model received (_context.log)
     report: ExecutionReport | None
+    report_note: str | None = None  # why the report is not shown (too large to read)
     tokens_in: int | None = None
     tokens_out: int | None = None
     cost: float | None = None
@@ -42,6 +43,7 @@ class SessionPage:
     log: SessionLog | None
     turns: list[TurnPage] = field(default_factory=list)
     branches: list[str] = field(default_factory=list)
+    log_problem: str | None = None  # why the session log could not be read
 
 
 CSS = """
@@ -90,7 +92,7 @@ def render_page(page: SessionPage) -> str:
         f"<h1>Session {escape(page.session)}</h1>",
         '<p><button type="button" onclick="setAll(true)">Expand all</button> '
         '<button type="button" onclick="setAll(false)">Collapse all</button></p>',
-        _meta(page.log) if page.log else "<p>(the session log could not be read)</p>",
+        _meta(page.log) if page.log else f"<p>(the session log could not be read{_why(page)})</p>",
         "<h2>Conversation branches</h2>",
         _tree(page.turns, page.branches),
         "<h2>Session log</h2>",
@@ -197,7 +199,7 @@ def _turn(turn: TurnPage) -> str:
         f'<pre class="message">{escape(turn.message)}</pre>',
         "<details open><summary>Plan</summary>",
         f'<pre class="plan">{escape(turn.plan)}</pre></details>',
-        _report(turn.report),
+        _report(turn.report, turn.report_note),
         # filled from the page's contexts block when opened (review/contexts.py)
         f'<details class="context" data-turn="{escape(turn.name)}">'
         "<summary>Context the model saw</summary><pre></pre></details>",
@@ -208,9 +210,13 @@ def _turn(turn: TurnPage) -> str:
     return "\n".join(parts)
 
 
-def _report(report: ExecutionReport | None) -> str:
+def _why(page: SessionPage) -> str:
+    return f": {escape(page.log_problem)}" if page.log_problem else ""
+
+
+def _report(report: ExecutionReport | None, note: str | None = None) -> str:
     if report is None:
-        return "<h4>Report</h4><p>not executed yet</p>"
+        return f"<h4>Report</h4><p>{escape(note or 'not executed yet')}</p>"
     summary = report.run_summary
     memos = ""
     if report.memos.proposed:

@@ -6,24 +6,34 @@ redacted; the project's change between two snapshots is redacted the same way, s
 page may go to someone who has no access to the repository.
 """
 
-from git_teddy.artifacts.folder import CONTEXT_LOG, PLAN, REPORT, TURN_RECORD, USER_PROMPT
+from git_teddy.artifacts.folder import (
+    CONTEXT_LOG,
+    PLAN,
+    REPORT,
+    SESSION_FILE_LIMIT,
+    TURN_RECORD,
+    USER_PROMPT,
+)
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import GitRepo
+from git_teddy.gitstore.changes import CutBlob
 from git_teddy.redact import redact
 from git_teddy.review.html import SessionPage, TurnPage
 from git_teddy.session.models import TurnCommit
 from git_teddy.session.store import SessionStore
+from git_teddy.session.views import shown_text
 
 
 def read_session_page(store: SessionStore, session: str) -> SessionPage:
     """The page of `session`: its log, every turn across its branches, their changes."""
+    problem = None
     try:
         log = store.read_log(session)
-    except TeddyError:
-        log = None  # a hand-edited log: the turns are still worth showing
+    except TeddyError as error:
+        log, problem = None, error.message  # a damaged log: the turns are still worth showing
     commits = store.turn_commits(session)
     results = {c.turn: c.snapshot for c in commits if c.phase == "report" and c.snapshot}
     latest = store.turns(session, commits)
@@ -31,7 +41,8 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
     branches = store.branches(session)
     trees = {name: store.repo.read_commit(tip).tree for name, tip in branches.items()}
     present = [c for c in latest if trees.get(c.branch)]  # a turn whose branch is gone: {}
-    read = store.repo.read_folders([(trees[c.branch], c.turn) for c in present])
+    folders_read = [(trees[c.branch], c.turn) for c in present]
+    read = store.repo.read_folders(folders_read, SESSION_FILE_LIMIT)  # larger files: cut
     by_turn = {c.turn: files for c, files in zip(present, read, strict=True)}
     folders = [by_turn.get(c.turn, {}) for c in latest]
     records = [_record(files.get(TURN_RECORD)) for files in folders]
@@ -43,7 +54,7 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
         _turn(c, files, record, change, names_by_id)
         for c, files, record, change in zip(latest, folders, records, changes, strict=True)
     ]
-    return SessionPage(session, log, turns, sorted(branches))
+    return SessionPage(session, log, turns, sorted(branches), problem)
 
 
 def _turn(
@@ -65,6 +76,7 @@ def _turn(
         plan=_text(files.get(PLAN)),
         context=_text(files.get(CONTEXT_LOG)),
         report=_report(files.get(REPORT)),
+        report_note=_report_note(files.get(REPORT)),
         tokens_in=record.tokens_in if record else commit.tokens_in,
         tokens_out=record.tokens_out if record else commit.tokens_out,
         cost=record.cost if record else commit.cost,
@@ -74,19 +86,26 @@ def _turn(
 
 
 def _text(data: bytes | None) -> str:
-    return data.decode("utf-8", "replace") if data is not None else ""
+    return shown_text(data) if data is not None else ""
+
+
+def _report_note(data: bytes | None) -> str | None:
+    """Why a report is not shown, when it is too large to read."""
+    if not isinstance(data, CutBlob):
+        return None
+    return f"not shown: report.md holds {data.size} bytes, more than git-teddy reads ({len(data)})"
 
 
 def _record(data: bytes | None) -> TurnRecord | None:
     try:
-        return TurnRecord.from_yaml(data) if data else None
+        return TurnRecord.from_yaml(data) if data and not isinstance(data, CutBlob) else None
     except Unreadable:
         return None  # damaged: the page shows what the commits' trailers say
 
 
 def _report(data: bytes | None) -> ExecutionReport | None:
     try:
-        return parse_report(data) if data else None
+        return parse_report(data) if data and not isinstance(data, CutBlob) else None
     except Unreadable:
         return None
 

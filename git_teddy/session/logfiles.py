@@ -14,6 +14,7 @@ from git_teddy.artifacts.folder import (
     ATTEMPTS_DIR,
     PLAN,
     REPORT,
+    SESSION_FILE_LIMIT,
     SESSION_LOG,
     SUBAGENTS_DIR,
     SYSTEM_PROMPT,
@@ -26,8 +27,9 @@ from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version, build
 from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
 from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.artifacts.yamlio import load_yaml
+from git_teddy.artifacts.yamlio import Unreadable, load_yaml
 from git_teddy.gitstore import GitRepo
+from git_teddy.gitstore.changes import CutBlob
 from git_teddy.session.logcache import TurnCache
 from git_teddy.settings import SUBAGENT_MODE
 
@@ -70,7 +72,10 @@ def session_log_files(
     override kept frontmatter fields (status, resume_point, ended). Turn folders found in
     `cache` are not read again: the work is that of the folders the commit changed."""
     previous = repo.read_file(tree, SESSION_LOG)
-    old, _ = frontmatter.parse(previous.decode("utf-8", "replace") if previous else "")
+    try:
+        old, _ = frontmatter.parse(previous.decode("utf-8", "replace") if previous else "")
+    except Unreadable:  # aliases or too large: rebuilt from the turns, its fields dropped
+        old = {}
     turns = read_turns(repo, tree, cache)
     built = build_log(_meta(old, updates, turns), turns, mode)
     files = {SESSION_LOG: render_log(built.log).encode()}
@@ -107,22 +112,27 @@ def read_turns(repo: GitRepo, tree: str, cache: TurnCache) -> list[TurnFiles]:
 
 
 def read_turn(repo: GitRepo, folder: str, name: str) -> TurnFiles | None:
-    """The turn folder `name`, whose tree is `folder`; None when it is not one teddy wrote."""
+    """The turn folder `name`, whose tree is `folder`; None when it is not one teddy wrote.
+    Its files are read within SESSION_FILE_LIMIT (a larger one is left out, as damaged)."""
+    attempts = [
+        f"{ATTEMPTS_DIR}/{file}"
+        for file in sorted(repo.list_dir(folder, ATTEMPTS_DIR))
+        if file.endswith(".problems.txt")
+    ]
+    wanted = [TURN_RECORD, PLAN, REPORT, USER_PROMPT, SYSTEM_PROMPT, *attempts]
+    files = repo.read_files_bounded(folder, wanted, SESSION_FILE_LIMIT)
 
     def text(path: str) -> str | None:
-        data = repo.read_file(folder, path)
-        return data.decode("utf-8", "replace") if data is not None else None
+        data = files.get(path)
+        if data is None or isinstance(data, CutBlob):
+            return None
+        return data.decode("utf-8", "replace")
 
     try:
         record = TurnRecord.model_validate(load_yaml(text(TURN_RECORD) or "null"))
     except (ValidationError, yaml.YAMLError):
         return None  # not a turn folder teddy wrote
-    attempts = repo.list_dir(folder, ATTEMPTS_DIR)
-    problems = [
-        text(f"{ATTEMPTS_DIR}/{file}") or ""
-        for file in sorted(attempts)
-        if file.endswith(".problems.txt")
-    ]
+    problems = [text(path) or "" for path in attempts]
     return TurnFiles(
         name=name,
         record=record,

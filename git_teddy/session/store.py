@@ -20,7 +20,13 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts import frontmatter
-from git_teddy.artifacts.folder import SESSION_CONTEXT, SESSION_LOG, SUBAGENTS_DIR, TURN_RECORD
+from git_teddy.artifacts.folder import (
+    SESSION_CONTEXT,
+    SESSION_FILE_LIMIT,
+    SESSION_LOG,
+    SUBAGENTS_DIR,
+    TURN_RECORD,
+)
 from git_teddy.artifacts.idle import timed_out
 from git_teddy.artifacts.names import (
     MAIN_BRANCH,
@@ -34,9 +40,10 @@ from git_teddy.artifacts.names import (
 )
 from git_teddy.artifacts.trailers import format_message, parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.artifacts.yamlio import Unreadable
+from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
+from git_teddy.gitstore.changes import CutBlob
 from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.repo import RefInTheWay
 from git_teddy.session import current, keep
@@ -269,8 +276,12 @@ class SessionStore:
 
     def session_log(self, session: str) -> dict[str, Any]:
         """The frontmatter of `session.md` on the branch the session continues on."""
-        tip = self.branches(session)[self.current_branch(session)]
-        log, _ = frontmatter.parse(self.read_session_file(tip, SESSION_LOG) or "")
+        branch = self.current_branch(session)
+        tip = self.branches(session)[branch]
+        try:
+            log, _ = frontmatter.parse(self.read_session_file(tip, SESSION_LOG) or "")
+        except Unreadable as problem:  # aliases: never expanded
+            raise self.damaged(session, branch, SESSION_LOG, str(problem)) from None
         return log
 
     def read_log(self, session: str) -> "SessionLog":
@@ -376,8 +387,9 @@ class SessionStore:
             )
         return TurnRef(session, spec, branch_of_turn(spec))
 
-    def turn_files(self, ref: TurnRef) -> dict[str, bytes]:
-        """The files of a turn's folder, as the tip of its branch has them."""
+    def turn_files(self, ref: TurnRef, limit: int | None = None) -> dict[str, bytes]:
+        """The files of a turn's folder, as the tip of its branch has them; with `limit`,
+        one larger is read cut (gitstore's CutBlob), for showing."""
         tip = self.branches(ref.session).get(ref.branch)
         if tip is None:
             raise TeddyError(
@@ -385,6 +397,8 @@ class SessionStore:
                 f"list the session's branches with `git teddy show {shlex.quote(ref.session)}`",
             )
         tree = self.repo.read_commit(tip).tree
+        if limit is not None:
+            return self.repo.read_folders([(tree, ref.turn)], limit)[0]
         files: dict[str, bytes] = {}
         for name, is_dir in self.repo.list_dir(tree, ref.turn).items():
             data = None if is_dir else self.repo.read_file(tree, f"{ref.turn}/{name}")
@@ -393,7 +407,16 @@ class SessionStore:
         return files
 
     def read_session_file(self, commit: str, path: str) -> str | None:
-        data = self.repo.read_file(self.repo.read_commit(commit).tree, path)
+        """A session file's text; a TeddyError naming it when it is larger than any teddy
+        writes (a teammate's commit may hold anything): it is not read whole."""
+        data = self.repo.read_bounded(self.repo.read_commit(commit).tree, path, SESSION_FILE_LIMIT)
+        if isinstance(data, CutBlob):
+            raise TeddyError(
+                f"{path} in session commit {commit[:12]} holds {data.size} bytes, more than "
+                f"git-teddy reads of a session file ({SESSION_FILE_LIMIT})",
+                "a commit not made by git-teddy (fetched from a teammate?): find it with "
+                f"`git log --format='%h %an %s' {commit[:12]} -- {path}`",
+            )
         return data.decode("utf-8", "replace") if data is not None else None
 
     def turn_id(self, session: str, turn: str) -> str:
@@ -532,7 +555,8 @@ class SessionStore:
         """`turn`'s turn.yaml in `commit` of `branch` (None when it has none); a damaged one
         is a DamagedSessionError naming the commit that wrote it."""
         path = f"{turn}/{TURN_RECORD}"
-        data = self.repo.read_file(self.repo.read_commit(commit).tree, path)
+        tree = self.repo.read_commit(commit).tree
+        data = self.repo.read_bounded(tree, path, YAML_LIMIT + 1)  # more is refused unread
         try:
             return TurnRecord.from_yaml(data) if data is not None else None
         except Unreadable as problem:

@@ -3,7 +3,9 @@
 import shlex
 from typing import Any
 
+from git_teddy.artifacts.folder import cut_note
 from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.gitstore.changes import CutBlob
 from git_teddy.session.models import SessionSummary, TurnCommit
 
 
@@ -88,7 +90,7 @@ def turn_json(
         "session": session,
         "turn": turn,
         "commits": [c.model_dump() for c in commits],
-        "files": {name: data.decode("utf-8", "replace") for name, data in sorted(files.items())},
+        "files": {name: shown_text(data) for name, data in sorted(files.items())},
     }
 
 
@@ -100,6 +102,11 @@ def turn_text(session: str, turn: str, commits: list[TurnCommit], files: dict[st
             f"snapshot {_short(c.snapshot)}"
         )
     for name, data in sorted(files.items()):
-        text = data.decode("utf-8", "replace")
-        lines += ["", f"==> {name} <==", text.rstrip("\n")]
+        lines += ["", f"==> {name} <==", shown_text(data).rstrip("\n")]
     return "\n".join(lines)
+
+
+def shown_text(data: bytes) -> str:
+    """A session file's text as shown; one read cut ends with the mark saying so."""
+    text = data.decode("utf-8", "replace")
+    return text + cut_note(data.size, len(data)) if isinstance(data, CutBlob) else text

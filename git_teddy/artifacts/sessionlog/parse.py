@@ -26,8 +26,8 @@ _CALLOUT = re.compile(r"> \[!(?P<kind>[a-z]+)\](?: (?P<title>.*))?")
 
 
 def parse_log(text: str, where: str = "session.md") -> SessionLog:
-    data, body = frontmatter.parse(text)
     try:
+        data, body = frontmatter.parse(text)
         meta = SessionMeta.model_validate(data)
         return SessionLog(meta=meta, phases=parse_phases(body.split("\n"), 2))
     except (ValueError, IndexError) as error:
