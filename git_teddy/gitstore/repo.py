@@ -362,6 +362,8 @@ class GitRepo:
     def missing_objects(self, ids: Collection[str]) -> set[str]:
         """Which of `ids` this repository does not have, in one `git cat-file`."""
         wanted = sorted(ids)
+        if not wanted:
+            return set()
         found = object_ids(wanted, self.cwd)
         return {sha for sha, there in zip(wanted, found, strict=True) if not there}
 
