@@ -98,10 +98,6 @@ class SessionStore:
     def _local_refs(self) -> dict[str, str]:
         return self.repo.list_refs(branches_prefix(self.prefix))
 
-    def local_session_ids(self) -> list[str]:
-        base = branches_prefix(self.prefix)
-        return sorted({n.removeprefix(base).split("/")[0] for n in self._local_refs()})
-
     def session_ids(self) -> list[str]:
         return sorted(self._all_branches())
 
