@@ -11,6 +11,8 @@ from git_teddy.session import views
 from git_teddy.session.workspace import open_workspace
 from git_teddy.settings import CHANNEL, IDLE_TIMEOUT
 
+NEW_SHOWN = 10  # new sessions a fetch names; the rest are counted
+
 
 @click.command()
 @click.argument("name")
@@ -129,7 +131,9 @@ def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
     from git_teddy.session.sharing import fetch_sessions
 
     done = fetch_sessions(open_workspace(), remote, list(sessions))
-    new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""
+    shown, more = done.sessions[:NEW_SHOWN], len(done.sessions) - NEW_SHOWN
+    new = f"; new: {', '.join(shown)}" if shown else ""
+    new += f" and {more} more (`git teddy list`)" if more > 0 else ""
     click.echo(f"fetched sessions from {done.remote}{new}")
     if done.kept_as:
         click.echo(f"(kept as the remote {done.kept_as!r}: refs/remotes/{done.kept_as}/)")
