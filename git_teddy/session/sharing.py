@@ -255,22 +255,29 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
     faultpoint.reached("fetch.transferred")
     _fold_legacy(ws, _legacy_sessions(ws))
     after, changed = _settle(ws, places, before)
-    known = {places.session_of(ref) for ref in after} - {None}
+    _check_brought(target, places, after, sessions)
+    missing = _missing(ws, places, after, changed | set(sessions))
+    output = fetched.stdout + fetched.stderr
+    kept_as = None if target.named else target.name
+    return Transfer(target.given, _new(places, before, after), output, missing, kept_as=kept_as)
+
+
+def _check_brought(
+    target: Remote, places: _Places, refs: Mapping[str, str], sessions: Sequence[str]
+) -> None:
+    known = {places.session_of(ref) for ref in refs}
     if absent := [s for s in sessions if s not in known]:
         raise TeddyError(
             f"{target.given} has no session {', '.join(absent)}",
             f"give full session ids; `git teddy fetch {target.given}` brings every session",
         )
-    checked = changed | set(sessions)
-    new = sorted(
-        {places.session_of(r) or "" for r in after if r.startswith(places.tracked)}
-        - {places.session_of(r) for r in before if not r.startswith(places.incoming)}
-    )
-    missing = _missing(ws, places, after, checked)
-    output = fetched.stdout + fetched.stderr
-    return Transfer(
-        target.given, new, output, missing, kept_as=None if target.named else target.name
-    )
+
+
+def _new(places: _Places, before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
+    """Sessions of the remote that had no branch here before (theirs or ours)."""
+    now = {places.session_of(ref) for ref in after if ref.startswith(places.tracked)}
+    seen = {places.session_of(ref) for ref in before if not ref.startswith(places.incoming)}
+    return sorted(s for s in now - seen if s)
 
 
 def _check_session_id(session: str) -> None:
