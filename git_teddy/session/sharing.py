@@ -216,6 +216,7 @@ class _Places:
     arriving: str  # refs/<prefix>arriving/<name>/heads/: its old-layout branches
     incoming: str  # refs/<prefix>incoming/<name>/: its keep refs
     local: str  # refs/heads/<prefix>: our own branches
+    keeps: str  # refs/<prefix>keep/: our keep refs
 
     @classmethod
     def of(cls, prefix: str, name: str) -> "_Places":
@@ -224,14 +225,15 @@ class _Places:
             arriving_prefix(prefix, name, "heads"),
             incoming_prefix(prefix, name),
             branches_prefix(prefix),
+            keeps_prefix(prefix),
         )
 
-    def listing(self, ws: Workspace, *more: str) -> dict[str, str]:
-        bases = (self.tracked, self.arriving, self.incoming, self.local, *more)
+    def listing(self, ws: Workspace) -> dict[str, str]:
+        bases = (self.tracked, self.arriving, self.incoming, self.local, self.keeps)
         return ws.repo.ref_listing(*(base.rstrip("/") for base in bases))
 
     def session_of(self, ref: str) -> str | None:
-        for base in (self.tracked, self.arriving, self.incoming, self.local):
+        for base in (self.tracked, self.arriving, self.incoming, self.local, self.keeps):
             if ref.startswith(base):
                 return ref.removeprefix(base).split("/")[0]
         return None
@@ -245,7 +247,6 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
     for session in sessions:
         _check_session_id(session)
     places = _Places.of(prefix, target.name)
-    before = places.listing(ws)
     fetched = ws.repo.fetch_refs(target.given, _fetch_refspecs(prefix, places, sessions))
     if not fetched.ok:
         raise TeddyError(
@@ -254,12 +255,13 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
         )
     faultpoint.reached("fetch.transferred")
     _fold_legacy(ws, _legacy_sessions(ws))
-    after, changed = _settle(ws, places, before)
-    _check_brought(target, places, after, sessions)
-    missing = _missing(ws, places, after, changed | set(sessions))
+    refs, moves = _settle(ws, places)
+    _check_brought(target, places, refs, sessions)
+    changed = {places.session_of(ref) or "" for ref in moves} | _unkept(places, refs)
+    missing = _missing(ws, places, refs, changed | set(sessions))
     output = fetched.stdout + fetched.stderr
     kept_as = None if target.named else target.name
-    return Transfer(target.given, _new(places, before, after), output, missing, kept_as=kept_as)
+    return Transfer(target.given, _new(places, refs, moves), output, missing, kept_as=kept_as)
 
 
 def _check_brought(
@@ -273,11 +275,20 @@ def _check_brought(
         )
 
 
-def _new(places: _Places, before: Mapping[str, str], after: Mapping[str, str]) -> list[str]:
-    """Sessions of the remote that had no branch here before (theirs or ours)."""
-    now = {places.session_of(ref) for ref in after if ref.startswith(places.tracked)}
-    seen = {places.session_of(ref) for ref in before if not ref.startswith(places.incoming)}
-    return sorted(s for s in now - seen if s)
+def _new(places: _Places, refs: Mapping[str, str], moves: RefMoves) -> list[str]:
+    """Sessions this fetch brought that were not here: their keep ref or remote-tracking
+    branch made now, and no branch of ours."""
+    made = {places.session_of(ref) or "" for ref, (_, old) in moves.items() if old is None}
+    ours = {places.session_of(ref) for ref in refs if ref.startswith(places.local)}
+    return sorted(made - ours - {""})
+
+
+def _unkept(places: _Places, refs: Mapping[str, str]) -> set[str]:
+    """Sessions with branches here (ours, or this remote's) and no keep ref: their branches
+    came by plain git, so their snapshots may be missing (checked on every fetch)."""
+    kept = {ref.removeprefix(places.keeps) for ref in refs if ref.startswith(places.keeps)}
+    branches = (places.tracked, places.local)
+    return {s for ref in refs if ref.startswith(branches) and (s := places.session_of(ref))} - kept
 
 
 def _check_session_id(session: str) -> None:
@@ -312,24 +323,20 @@ def _legacy_sessions(ws: Workspace) -> list[str]:
     return sorted({ref.removeprefix(base).split("/")[0] for ref in ws.repo.ref_listing(base[:-1])})
 
 
-def _settle(
-    ws: Workspace, places: _Places, before: Mapping[str, str]
-) -> tuple[dict[str, str], set[str]]:
+def _settle(ws: Workspace, places: _Places) -> tuple[dict[str, str], RefMoves]:
     """Merge the keep refs and place the old-layout branches the fetch brought, in one
     transaction (retried when another process moved one of them meanwhile): the refs as
-    they are then, and the sessions whose refs changed."""
+    they are then, and what moved."""
     for attempt in range(_ATTEMPTS):
-        after = places.listing(ws, keeps_prefix(ws.store.prefix))
-        updates: RefMoves = {**_keep_merges(ws, places, after), **_placements(ws, places, after)}
+        refs = places.listing(ws)
+        moves: RefMoves = {**_keep_merges(ws, places, refs), **_placements(ws, places, refs)}
         try:
-            ws.repo.update_refs(updates, "teddy fetch")
+            ws.repo.update_refs(moves, "teddy fetch")
         except ConcurrentUpdateError:
             if attempt == _ATTEMPTS - 1:
                 raise
             continue
-        moved = {ref for ref in {*before, *after} if before.get(ref) != after.get(ref)}
-        changed = {s for ref in {*moved, *updates} if (s := places.session_of(ref))}
-        return after | {ref: new for ref, (new, _) in updates.items() if new}, changed
+        return refs | {ref: new for ref, (new, _) in moves.items() if new}, moves
     raise AssertionError("unreachable")
 
 
@@ -371,7 +378,7 @@ def _missing(
     tips: dict[str, set[str]] = {}
     for ref, tip in refs.items():
         session = places.session_of(ref)
-        if session in sessions and not ref.startswith((places.incoming, places.arriving)):
+        if session in sessions and ref.startswith((places.tracked, places.local)):
             tips.setdefault(session, set()).add(tip)
     named = _referenced(ws, tips)
     absent = ws.repo.missing_objects({sha for shas in named.values() for sha in shas})
