@@ -41,6 +41,7 @@ NOOP_GOAL = 1.5  # a no-op fetch or push, over plain git's (start-up allowance a
 GROWTH_GOAL = 1.5  # a no-op fetch at the largest size, over the one at the smallest
 STARTS = 5  # runs of `git teddy fetch --help`, median taken: git-teddy's start
 REPEATS = 3  # no-op runs, median taken
+LIST_LIMIT = 300.0  # seconds: a `git teddy list` still running then is stopped (shown as is)
 SESSION_REFS = ["+refs/teddy/sessions/*:refs/remotes/origin/teddy/*"]
 KEEP_REFS = ["+refs/teddy/keep/*:refs/teddy/keep/*"]
 PUSHED_REFS = ["refs/heads/teddy/*:refs/teddy/sessions/*", "refs/teddy/keep/*:refs/teddy/keep/*"]
@@ -50,9 +51,13 @@ def cache_root() -> Path:
     return Path(os.environ.get("TEDDY_BENCH_CACHE") or CACHE) / f"team-{VERSION}"
 
 
-def timed(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+def timed(args: list[str], cwd: Path, env: dict[str, str], limit: float | None = None) -> float:
+    """Seconds `args` took; `limit` when it had not ended by then (it is stopped)."""
     start = time.perf_counter()
-    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True)
+    try:
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return float(limit or 0)
     took = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"error: {' '.join(args)} failed in {cwd}:\n{proc.stderr.decode()}")
@@ -90,8 +95,12 @@ def cached_remotes(env: dict[str, str], sizes: tuple[int, ...]) -> dict[int, Pat
     return remotes
 
 
-def project_clone(remote: Path, where: Path, env: dict[str, str]) -> Path:
-    """A clone of the project alone (main), `origin` its remote."""
+def project_clone(remote: Path, where: Path, env: dict[str, str], linked: bool = False) -> Path:
+    """A clone of the project alone (main), `origin` its remote; `linked`: with every object
+    of the remote already here (hard links, `git clone --local`), so a fetch moves refs only."""
+    if linked:
+        git(where.parent, env, "clone", "-q", "--local", str(remote), str(where))
+        return where
     git(where.parent, env, "init", "-q", str(where))
     git(where, env, "remote", "add", "origin", str(remote))
     git(where, env, "fetch", "-q", "origin", "refs/heads/main:refs/remotes/origin/main")
@@ -111,9 +120,9 @@ def empty_remote(where: Path, source: Path, env: dict[str, str]) -> Path:
 # ---- measuring ---------------------------------------------------------------------------
 
 
-def measure_fetch(remote: Path, tmp: Path, env: dict[str, str]) -> dict[str, float]:
-    ours = project_clone(remote, tmp / "ours", env)
-    plain = project_clone(remote, tmp / "plain", env)
+def measure_fetch(remote: Path, tmp: Path, env: dict[str, str], linked: bool) -> dict[str, float]:
+    ours = project_clone(remote, tmp / "ours", env, linked)
+    plain = project_clone(remote, tmp / "plain", env, linked)
     teddy_fetch = ["git", "teddy", "fetch", "origin"]
     git_fetch = ["git", "fetch", "-q", "--no-tags", "origin", *SESSION_REFS, *KEEP_REFS]
     figures = {"first fetch": timed(teddy_fetch, ours, env)}
@@ -122,21 +131,28 @@ def measure_fetch(remote: Path, tmp: Path, env: dict[str, str]) -> dict[str, flo
     figures["plain no-op fetch"] = median_of(REPEATS, lambda: timed(git_fetch, plain, env))
     start = ["git", "teddy", "fetch", "--help"]
     figures["start"] = median_of(STARTS, lambda: timed(start, ours, env))
-    figures["list"] = timed(["git", "teddy", "list"], ours, env)
+    figures["list"] = timed(["git", "teddy", "list"], ours, env, LIST_LIMIT)
     listing = ["git", "for-each-ref", "refs/remotes/origin/teddy/"]
     figures["plain list"] = median_of(REPEATS, lambda: timed(listing, ours, env))
     return figures
 
 
-def measure_push(remote: Path, tmp: Path, env: dict[str, str]) -> dict[str, float]:
+def measure_push(remote: Path, tmp: Path, env: dict[str, str], linked: bool) -> dict[str, float]:
     """Sessions as local branches (as their author has them), pushed to a remote with the
-    project alone; then pushed again (nothing to send)."""
-    source = project_clone(remote, tmp / "author", env)
+    project alone; then pushed again (nothing to send). `linked`: the no-op push alone, to
+    the remote they came from."""
+    source = project_clone(remote, tmp / "author", env, linked)
     git(source, env, "fetch", "-q", "--no-tags", "origin",
         "+refs/teddy/sessions/*:refs/heads/teddy/*", *KEEP_REFS)  # fmt: skip
     git(source, env, "pack-refs", "--all")
     teddy_push = ["git", "teddy", "push", "team"]
     git_push = ["git", "push", "-q", "team", *PUSHED_REFS]
+    if linked:
+        git(source, env, "remote", "add", "team", str(remote))
+        return {
+            "no-op push": median_of(REPEATS, lambda: timed(teddy_push, source, env)),
+            "plain no-op push": median_of(REPEATS, lambda: timed(git_push, source, env)),
+        }
     empty_remote(tmp / "ours.git", source, env)
     figures = {"first push": timed(teddy_push, source, env)}
     figures["no-op push"] = median_of(REPEATS, lambda: timed(teddy_push, source, env))
@@ -160,10 +176,11 @@ def line(
     print(text)
 
 
-def report(size: int, figures: dict[str, float]) -> None:
+def report(size: int, figures: dict[str, float], linked: bool) -> None:
     start = figures["start"]
-    print(f"-- {size} sessions (git-teddy's start: {start * 1000:.0f} ms)")
-    for kind, goal in (("first", FIRST_GOAL), ("no-op", NOOP_GOAL)):
+    objects = ", objects already here" if linked else ""
+    print(f"-- {size} sessions (git-teddy's start: {start * 1000:.0f} ms{objects})")
+    for kind, goal in (("first", None if linked else FIRST_GOAL), ("no-op", NOOP_GOAL)):
         for action in ("fetch", "push"):
             name = f"{kind} {action}"
             if name in figures:
@@ -175,6 +192,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--no-push", action="store_true", help="measure fetch and list only")
+    parser.add_argument(
+        "--linked",
+        action="store_true",
+        help="clones that have every object already (hard links): no-op figures only, fast at"
+        " any size (a first fetch then moves refs alone, so it has no goal)",
+    )
     args = parser.parse_args()
     sizes = tuple(sorted(args.sizes))
     results: dict[int, dict[str, float]] = {}
@@ -182,12 +205,13 @@ def main() -> None:
         env = sealed_env(Path(home))
         remotes = cached_remotes(env, sizes)
         for size in sizes:
-            with tempfile.TemporaryDirectory(prefix="teddy-bench-team-") as tmp:
-                figures = measure_fetch(remotes[size], Path(tmp), env)
+            # Beside the remotes: hard links need the same file system.
+            with tempfile.TemporaryDirectory(prefix="run-", dir=cache_root()) as tmp:
+                figures = measure_fetch(remotes[size], Path(tmp), env, args.linked)
                 if not args.no_push:
-                    figures |= measure_push(remotes[size], Path(tmp), env)
+                    figures |= measure_push(remotes[size], Path(tmp), env, args.linked)
             results[size] = figures
-            report(size, figures)
+            report(size, figures, args.linked)
     small, big = results[sizes[0]], results[sizes[-1]]
     if len(sizes) > 1:
         print(f"-- growth from {sizes[0]} to {sizes[-1]} sessions")
