@@ -327,16 +327,19 @@ class GitRepo:
 
     def log_trailers(self, tips: Collection[str], keys: Sequence[str]) -> list[dict[str, str]]:
         """`keys`' trailer values (the last of each) of every commit reachable from `tips`,
-        in one `git log`: what a walk of thousands of histories costs git, not Python."""
+        in one `git log`: what a walk of thousands of histories costs git, not Python. The
+        messages come raw and their last paragraph is read here (git's own %(trailers) costs
+        about twice as much)."""
         if not tips:
             return []
-        fields = "%x1f".join(f"%(trailers:key={key},valueonly,separator=%x20)" for key in keys)
-        args = ["log", f"--format=%x1e{fields}", "--stdin"]
+        args = ["log", "--format=%x1e%B", "--stdin"]
         out = runner.output(args, self.cwd, input="".join(f"{tip}\n" for tip in tips))
+        wanted = set(keys)
         rows = []
-        for record in out.split("\x1e")[1:]:
-            values = record.strip("\n").split("\x1f")
-            rows.append({k: v.split(" ")[-1] for k, v in zip(keys, values, strict=False) if v})
+        for message in out.split("\x1e")[1:]:
+            last = message.strip().rpartition("\n\n")[2]
+            pairs = (line.partition(": ") for line in last.splitlines())
+            rows.append({key: value.strip() for key, _, value in pairs if key in wanted})
         return rows
 
     def read_paths(self, specs: Sequence[str]) -> dict[str, bytes]:
