@@ -210,8 +210,9 @@ def main() -> None:
                 figures = measure_fetch(remotes[size], Path(tmp), env, args.linked)
                 if not args.no_push:
                     figures |= measure_push(remotes[size], Path(tmp), env, args.linked)
+                report(size, figures, args.linked)  # before the clones' slow removal
+                sys.stdout.flush()
             results[size] = figures
-            report(size, figures, args.linked)
     small, big = results[sizes[0]], results[sizes[-1]]
     if len(sizes) > 1:
         print(f"-- growth from {sizes[0]} to {sizes[-1]} sessions")
