@@ -42,9 +42,11 @@ def resolve(ws: Workspace, given: str | None) -> Remote:
             " remote configured so: `git remote rename -- <old> <new>`",
         )
     urls = ws.repo.remote_urls()
-    if value in urls or value in ws.repo.remote_names():
+    if value in urls:
         return Remote(value, value)
     if not _is_url_or_path(value, ws.repo.cwd):
+        if _has_remote(ws, value):
+            return Remote(value, value)
         raise TeddyError(
             f"no remote named {value!r}",
             "add one with `git remote add <name> <url>`, or give a remote's name, a URL or a"
@@ -54,6 +56,11 @@ def resolve(ws: Workspace, given: str | None) -> Remote:
         if value in known:
             return Remote(value, name)
     return Remote(value, _own_name(value, set(urls)))
+
+
+def _has_remote(ws: Workspace, name: str) -> bool:
+    """A remote configured without a URL (`git remote` lists it: pushurl, insteadOf...)."""
+    return name in ws.repo.remote_names()
 
 
 def _is_url_or_path(value: str, cwd: Path) -> bool:

@@ -110,11 +110,12 @@ def _push_refspecs(
     return refspecs + [f"{kept}{s}:{kept}{s}" for s in chosen if s in keep_sessions]
 
 
-def _fold_legacy(ws: Workspace, sessions: Sequence[str]) -> None:
-    """Fold the old-layout snapshot refs of `sessions` into their keep refs (one listing)."""
+def _fold_legacy(ws: Workspace, sessions: Sequence[str] | None = None) -> None:
+    """Fold the old-layout snapshot refs of `sessions` (None: of every session that has
+    some) into their keep refs; one listing finds them."""
     base = snapshots_prefix(ws.store.prefix)
     legacy = {ref.removeprefix(base).split("/")[0] for ref in ws.repo.ref_listing(base[:-1])}
-    for session in sorted(legacy & set(sessions)):
+    for session in sorted(legacy if sessions is None else legacy & set(sessions)):
         ws.store.keep_snapshots(session, [])
 
 
@@ -254,7 +255,7 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
             "check the remote's URL and your access to it",
         )
     faultpoint.reached("fetch.transferred")
-    _fold_legacy(ws, _legacy_sessions(ws))
+    _fold_legacy(ws)
     refs, moves = _settle(ws, places)
     _check_brought(target, places, refs, sessions)
     changed = {places.session_of(ref) or "" for ref in moves} | _unkept(places, refs)
@@ -315,12 +316,6 @@ def _fetch_refspecs(prefix: str, places: _Places, sessions: Sequence[str]) -> li
     for session in [s.rstrip("/") for s in names]:
         refspecs.append(f"+{keeps_prefix(prefix)}{session}*:{places.incoming}{session}*")
     return refspecs
-
-
-def _legacy_sessions(ws: Workspace) -> list[str]:
-    """Sessions that still have old-layout snapshot refs here (one listing)."""
-    base = snapshots_prefix(ws.store.prefix)
-    return sorted({ref.removeprefix(base).split("/")[0] for ref in ws.repo.ref_listing(base[:-1])})
 
 
 def _settle(ws: Workspace, places: _Places) -> tuple[dict[str, str], RefMoves]:
