@@ -8,7 +8,7 @@ mkdir -p build
 log=build/bench-last.txt
 : > "$log"
 failed=0
-for bench in snapshot execute context hooks index session_log scale repomap export plan redact startup refs; do
+for bench in snapshot execute context hooks index session_log scale team repomap export plan redact startup refs; do
     echo "== benchmarks/bench_$bench.py" | tee -a "$log"
     python "benchmarks/bench_$bench.py" 2>&1 | tee -a "$log" || failed=1
 done

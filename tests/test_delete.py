@@ -140,6 +140,7 @@ def test_fetched_copies_go_too(
     assert any(n.startswith("refs/remotes/") for n in session_refs(clone, env, session))
     teddy.ok(clone, "delete", "--force", session)
     assert session_refs(clone, env, session) == {}
+    assert not [name for name in refs(clone, env) if session in name]  # incoming/ too
     assert session_refs(repo, env, session)  # the remote and the other clone keep theirs
 
 

@@ -122,7 +122,9 @@ def test_a_push_carries_a_complete_session_to_a_clone(
     teddy.ok(there, "fetch", "origin", session)
     assert sorted(kept_snapshots(there, env, session)) == sorted(kept_snapshots(repo, env, session))
     assert not kept_snapshots(there, env, other)  # (git clone brought its branch: plain git)
-    assert not git(there, env, "for-each-ref", "refs/teddy/incoming/")  # merged, removed
+    # merged into ours; the remote's own stays as a remote-tracking ref does
+    incoming = git(there, env, "for-each-ref", "--format=%(refname)", "refs/teddy/incoming/")
+    assert incoming.split() == [f"refs/teddy/incoming/origin/{session}"]
     gc_now(there, env)
     teddy.ok(there, "restore", "-s", session, "02", "--force")
     assert (there / "f2.txt").read_text() == "2\n" and (there / "f1.txt").read_text() == "1\n"

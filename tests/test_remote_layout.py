@@ -89,7 +89,14 @@ def test_a_plain_fetch_and_clone_never_see_sessions_teddy_fetch_brings_them(
     assert refs(theirs, env, "refs/remotes/origin/teddy") == {
         f"refs/remotes/origin/teddy/{session}/main": tip(repo, env, f"teddy/{session}/main")
     }
-    assert not refs(theirs, env, "refs/teddy/arriving", "refs/teddy/incoming")  # cleaned up
+    assert not refs(theirs, env, "refs/teddy/arriving")  # no branch of the old layout there
+    # The remote's keep ref stays, as a remote-tracking ref does: a fetch of nothing new
+    # finds it unchanged and writes nothing.
+    keep = f"refs/teddy/keep/{session}"
+    assert refs(theirs, env, "refs/teddy/incoming") == {
+        f"refs/teddy/incoming/origin/{session}": refs(remote, env)[keep]
+    }
+    assert refs(theirs, env)[keep] == refs(remote, env)[keep]
     assert sorted(kept_snapshots(theirs, env, session)) == sorted(
         kept_snapshots(repo, env, session)
     )
@@ -114,7 +121,10 @@ def test_teddy_fetch_of_one_session_brings_that_one(
         f"refs/remotes/origin/teddy/{second}/main"
     ]
     assert second in listed(theirs, teddy) and first not in listed(theirs, teddy)
-    assert not refs(theirs, env, "refs/teddy/arriving", "refs/teddy/incoming")
+    assert not refs(theirs, env, "refs/teddy/arriving")
+    assert list(refs(theirs, env, "refs/teddy/incoming")) == [
+        f"refs/teddy/incoming/origin/{second}"
+    ]
     missing = teddy(theirs, "fetch", "origin", "20990101-nothing")
     assert missing.returncode == 1 and "has no session 20990101-nothing" in missing.stderr
 
@@ -189,7 +199,10 @@ def test_when_the_two_layouts_diverged_fetch_takes_what_git_teddy_pushed(
     theirs = clone(remote, tmp_path, env)
     teddy.ok(theirs, "fetch")
     assert tip(theirs, env, f"origin/{main}") == pushed
-    assert not refs(theirs, env, "refs/teddy/arriving")
+    # The old-layout branch stays where it arrived (as a remote-tracking ref does), unused.
+    assert refs(theirs, env, "refs/teddy/arriving") == {
+        f"refs/teddy/arriving/origin/heads/{session}/main": aside
+    }
 
 
 def test_pushing_in_the_new_layout_retires_the_branches_of_the_old_one(

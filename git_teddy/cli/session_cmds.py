@@ -15,6 +15,8 @@ from git_teddy.session import current, views
 from git_teddy.session.workspace import open_workspace
 from git_teddy.settings import CHANNEL, IDLE_TIMEOUT, WORKTREE_DIR
 
+NEW_SHOWN = 10  # new sessions a fetch names; the rest are counted
+
 
 @click.command()
 @click.argument("name")
@@ -104,8 +106,9 @@ def log(session: str | None, as_json: bool) -> None:
     " error names it) or a path; repeatable.",
 )
 def push(remote: str | None, sessions: tuple[str, ...], allowed: tuple[str, ...]) -> None:
-    """Push sessions (default: all local ones) to REMOTE (default: teddy.remote or origin):
-    their branches and keep refs (which carry their snapshots), nothing else."""
+    """Push sessions (default: all local ones) to REMOTE (a remote's name, a URL or a path;
+    default: teddy.remote or origin): their branches and keep refs (which carry their
+    snapshots), nothing else, in one `git push`."""
     from git_teddy.session.carried import unseen_files_line
     from git_teddy.session.sharing import push_sessions
 
@@ -127,15 +130,21 @@ def push(remote: str | None, sessions: tuple[str, ...], allowed: tuple[str, ...]
 @click.argument("remote", required=False)
 @click.argument("sessions", nargs=-1)
 def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
-    """Fetch the sessions of REMOTE (default: teddy.remote or origin; all of them, or the
-    SESSIONS named by full id) under remote-tracking refs with their snapshots, so that
-    list, show, log, restore and branch work on them; a warning names snapshots of session
-    branches here (also those that came by plain git) that REMOTE lacks too."""
+    """Fetch the sessions of REMOTE (a remote's name, a URL or a path; default: teddy.remote
+    or origin; all of them, or the SESSIONS named by full id) under remote-tracking refs with
+    their snapshots, in one `git fetch`, so that list, show, log, restore and branch work on
+    them (a URL's are kept under refs/remotes/ by a name made from it, e.g. `team` for
+    .../team.git); a warning names snapshots of the sessions it brought or was named (also
+    those that came by plain git) that REMOTE lacks too."""
     from git_teddy.session.sharing import fetch_sessions
 
     done = fetch_sessions(open_workspace(), remote, list(sessions))
-    new = f"; new: {', '.join(done.sessions)}" if done.sessions else ""
+    shown, more = done.sessions[:NEW_SHOWN], len(done.sessions) - NEW_SHOWN
+    new = f"; new: {', '.join(shown)}" if shown else ""
+    new += f" and {more} more (`git teddy list`)" if more > 0 else ""
     click.echo(f"fetched sessions from {done.remote}{new}")
+    if done.kept_as:
+        click.echo(f"(kept as the remote {done.kept_as!r}: refs/remotes/{done.kept_as}/)")
     for session, snapshots in done.missing.items():
         ids = ", ".join(sha[:12] for sha in snapshots)
         click.echo(

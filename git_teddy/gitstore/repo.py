@@ -36,6 +36,7 @@ from git_teddy.gitstore.changes import (
     blob_sizes,
     commit_id,
     is_object_id,
+    object_ids,
     read_blobs,
 )
 from git_teddy.gitstore.layout import Layout
@@ -275,58 +276,129 @@ class GitRepo:
             self._remotes = self.remote_names()
         return self._remotes
 
+    def remote_urls(self) -> dict[str, list[str]]:
+        """The URLs (`remote.<name>.url`) of each configured remote, by name."""
+        args = ["config", "--get-regexp", r"^remote\..*\.url$"]
+        proc = runner.run(args, self.cwd)
+        if proc.returncode not in (0, 1):  # 1: no remote has a URL
+            raise runner.failure(args, proc.stderr.strip())
+        urls: dict[str, list[str]] = {}
+        for line in proc.stdout.splitlines():
+            key, _, url = line.partition(" ")
+            urls.setdefault(key.removeprefix("remote.").removesuffix(".url"), []).append(url)
+        return urls
+
     def push_refs(self, remote: str, refspecs: list[str], allowed: Sequence[str] = ()) -> GitResult:
         """`git push` of exactly these refspecs (porcelain output: one line per ref), marked
         for the pre-push hook as teddy's own push (snapshots included), with the findings
-        it may let through (`allowed`: ids or paths)."""
-        args = ["push", "--porcelain", remote, *refspecs]
+        it may let through (`allowed`: ids or paths). `remote` (a name, URL or path) comes
+        after `--`: git never reads it as an option."""
+        args = ["push", "--porcelain", "--", remote, *refspecs]
         env = {SESSION_PUSH_ENV: "1", ALLOW_SECRETS_ENV: "\n".join(allowed)}
         proc = runner.run(args, self.cwd, env=env)
         self._listing = None  # a push moves remote-tracking branches
         return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)
 
-    def remote_refs(self, remote: str, pattern: str) -> dict[str, str]:
-        """The refs of `remote` matching `pattern` (as `git ls-remote` matches), by name,
-        asked of the remote itself."""
-        out = runner.output(["ls-remote", remote, pattern], self.cwd)
-        pairs = (line.split("\t", 1) for line in out.splitlines() if "\t" in line)
-        return {name: oid for oid, name in pairs}
-
     def delete_remote_refs(self, remote: str, expected: Mapping[str, str]) -> GitResult:
         """Delete `expected`'s refs (name -> the id each must still have) on `remote`, in one
         atomic push that deletes none if one moved meanwhile (--force-with-lease)."""
         leases = [f"--force-with-lease={name}:{oid}" for name, oid in expected.items()]
-        args = ["push", "--porcelain", "--atomic", *leases, remote, *(f":{n}" for n in expected)]
+        args = ["push", "--porcelain", "--atomic", *leases, "--", remote]
         self._listing = None  # a push moves remote-tracking branches
-        return _git_result(args, self.cwd)
+        return _git_result([*args, *(f":{n}" for n in expected)], self.cwd)
 
-    def remote_heads(self, remote: str) -> list[str]:
-        """The branches (full ref names) a remote has now, asked of the remote itself."""
-        out = runner.output(["ls-remote", "--heads", remote], self.cwd)
-        return [line.partition("\t")[2] for line in out.splitlines() if "\t" in line]
+    def remote_heads(self, remote: str) -> dict[str, str]:
+        """The branches a remote has now (full ref name -> id), asked of the remote itself
+        (protocol v2 lists refs/heads/ alone, however many other refs it holds)."""
+        out = runner.output(["ls-remote", "--heads", "--", remote], self.cwd)
+        pairs = (line.split("\t", 1) for line in out.splitlines() if "\t" in line)
+        return {name: oid for oid, name in pairs}
 
     def fetch_refs(self, remote: str, refspecs: list[str]) -> GitResult:
-        """`git fetch` of exactly these refspecs, and no tags."""
-        self._listing = None
-        return _git_result(["fetch", "--no-tags", remote, *refspecs], self.cwd)
+        """One `git fetch` of exactly these refspecs: no tags, none of the remote's configured
+        refspecs (`--refmap=`), and every ref written in one transaction once all objects are
+        in (`--atomic`): a failed or killed fetch writes none. `remote` after `--`."""
+        args = ["fetch", "--no-tags", "--atomic", "--refmap=", "--", remote, *refspecs]
+        self._listing = None  # a fetch moves remote-tracking branches
+        return _git_result(args, self.cwd)
+
+    def ref_listing(self, *prefixes: str) -> dict[str, str]:
+        """Full ref name -> id of the refs under `prefixes`, in one `git for-each-ref`
+        (thousands of refs cost one process, packed or loose)."""
+        return plumbing.list_refs(self.cwd, *prefixes)
 
     def descends_from(self, commit: str, ancestor: str) -> bool:
         """Whether `ancestor` is `commit` or among its ancestors (a fast-forward to it)."""
         args = ["merge-base", "--is-ancestor", ancestor, commit]
         return runner.run(args, self.cwd).returncode == 0
 
-    def set_fetched_refs(self, refs: Mapping[str, str], reason: str) -> None:
-        """Point remote-tracking `refs` (name -> id) at what a fetch brought, whatever they
-        held (as a fetch's `+` refspec does), in one `git update-ref --stdin` transaction."""
-        if not refs:
+    def update_refs(
+        self, updates: Mapping[str, tuple[str | None, str | None]], reason: str
+    ) -> None:
+        """Move each ref (name -> (new id, id it must still hold)); None as new deletes it,
+        None as expected means it must not exist. One `git update-ref --stdin` transaction:
+        all of them, or none (ConcurrentUpdateError) when any one moved meanwhile."""
+        if not updates:
             return
-        lines = "".join(f"update {name} {sha}\n" for name, sha in refs.items())
-        args = ["update-ref", "-m", reason, "--stdin"]
+        zero = "0" * (40 if self.object_format == plumbing.SHA1 else 64)
+        lines = "".join(
+            f"delete {name} {old}\n" if new is None else f"update {name} {new} {old or zero}\n"
+            for name, (new, old) in updates.items()
+        )
+        args = ["update-ref", "-m", f"teddy: {reason}", "--stdin"]
         done = runner.run(args, self.cwd, input=f"start\n{lines}commit\n")
         if done.returncode != 0:
             self._listing = None
-            raise runner.failure(args, done.stderr.strip())
-        self._wrote(refs)
+            raise ConcurrentUpdateError(
+                f"git refused to update the refs: {done.stderr.strip()}",
+                "another git process changed them meanwhile; nothing was written, run again",
+            )
+        self._wrote({name: new for name, (new, _old) in updates.items()})
+
+    def log_trailers(self, tips: Collection[str], keys: Sequence[str]) -> list[dict[str, str]]:
+        """`keys`' trailer values (the last of each) of every commit reachable from `tips`,
+        in one `git log`: what a walk of thousands of histories costs git, not Python. The
+        messages come raw and their last paragraph is read here (git's own %(trailers) costs
+        about twice as much)."""
+        if not tips:
+            return []
+        args = ["log", "--format=%x1e%B", "--stdin"]
+        out = runner.output(args, self.cwd, input="".join(f"{tip}\n" for tip in tips))
+        wanted = set(keys)
+        rows = []
+        for message in out.split("\x1e")[1:]:
+            last = message.strip().rpartition("\n\n")[2]
+            pairs = (line.partition(": ") for line in last.splitlines())
+            rows.append({key: value.strip() for key, _, value in pairs if key in wanted})
+        return rows
+
+    def read_paths(self, specs: Sequence[str]) -> dict[str, bytes]:
+        """The content of each `<commit>:<path>` that names a file, in one `git cat-file
+        --batch` (those naming nothing are left out)."""
+        if not specs:
+            return {}
+        request = "".join(f"{spec}\n" for spec in specs).encode()
+        out = runner.output_bytes(["cat-file", "--batch"], self.cwd, input=request)
+        found, at = {}, 0
+        for spec in specs:
+            header_end = out.index(b"\n", at)
+            header = out[at:header_end].split()
+            at = header_end + 1
+            if header[-1] == b"missing" or len(header) != 3:
+                continue
+            size = int(header[2])
+            if header[1] == b"blob":
+                found[spec] = out[at : at + size]
+            at += size + 1
+        return found
+
+    def missing_objects(self, ids: Collection[str]) -> set[str]:
+        """Which of `ids` this repository does not have, in one `git cat-file`."""
+        wanted = sorted(ids)
+        if not wanted:
+            return set()
+        found = object_ids(wanted, self.cwd)
+        return {sha for sha, there in zip(wanted, found, strict=True) if not there}
 
     def blame(
         self,

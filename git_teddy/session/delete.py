@@ -1,7 +1,8 @@
 """`git teddy delete`: remove whole sessions, as `git branch -D` removes a branch.
 
 A session's branches (local, and fetched copies under refs/remotes/), its keep ref (and
-old-layout snapshot refs) and its local derived state (the current-branch marker, the placed
+old-layout snapshot refs, and what fetch keeps of it: the remotes' keep refs and old-layout
+branches) and its local derived state (the current-branch marker, the placed
 log, kept failed replies) go in one ref transaction. The objects stay until git's gc prunes
 them, so the command prints every ref's last id: `git update-ref <ref> <id>` brings a
 deletion back until then. States of the user's own files that restore, branch or execute
@@ -46,6 +47,19 @@ def _session_refs(store: SessionStore, session: str) -> dict[str, str]:
     keep = keep_ref(prefix, session)
     if kept := refs.refs.get(keep):
         found[keep] = kept
+    found.update(_fetch_state(store, session))
+    return found
+
+
+def _fetch_state(store: SessionStore, session: str) -> dict[str, str]:
+    """What `git teddy fetch` keeps of the session per remote (the remote's keep ref, its
+    old-layout branches): they keep its snapshots alive too."""
+    found = {}
+    for base in (f"refs/{store.prefix}incoming/", f"refs/{store.prefix}arriving/"):
+        for name, sha in store.repo.list_refs(base).items():
+            parts = name.removeprefix(base).split("/")
+            if session in parts[1:3]:  # <remote>/<id>, <remote>/heads/<id>/<branch>
+                found[name] = sha
     return found
 
 

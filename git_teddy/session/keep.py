@@ -7,8 +7,9 @@ a line in the order they were kept; its parents are the keep commit before it (n
 first) and the snapshots it adds. Keeping a snapshot is one small commit and one
 compare-and-swap of the ref, and the chain only ever grows, so pushing it is a fast-forward
 like a session branch's (a diverged one is refused the same way). `git teddy fetch` brings a
-remote's keep ref under `refs/<prefix>incoming/<remote>/<id>` and merges it here: taken as is
-when ours is its ancestor, kept when it is ours', else a keep commit with both as parents.
+remote's keep ref under `refs/<prefix>incoming/<remote>/<id>` (kept there, as a remote-tracking
+ref is) and merges it here (`merged`): taken as is when ours is its ancestor, kept when it is
+ours', else a keep commit with both as parents.
 
 Before keep refs each snapshot had its own ref, `refs/<prefix>snapshots/<id>/<sha>`: those
 are read still, and the session's next write (or a push or fetch of it) folds them into the
@@ -93,28 +94,21 @@ def _keep_commit(
     return repo.write_commit(tree, [*keeps, *new], message)
 
 
-def merge_incoming(repo: GitRepo, prefix: str, session: str, incoming: str) -> None:
-    """Make the session's keep ref keep what a remote's keep commit `incoming` keeps too."""
-    ref = keep_ref(prefix, session)
-    for attempt in range(KEEP_ATTEMPTS):
-        tip = repo.read_ref(ref)
-        try:
-            if tip is None:
-                repo.update_ref(ref, incoming, None, "fetch keep ref")
-            elif tip == incoming or _descends(repo, tip, incoming):
-                pass  # ours has everything theirs has
-            elif _descends(repo, incoming, tip):
-                repo.update_ref(ref, incoming, tip, "fetch keep ref (fast-forward)")
-            else:
-                ours, theirs = kept(repo, tip), kept(repo, incoming)
-                known = set(ours)
-                listing = [*ours, *(s for s in theirs if s not in known)]
-                commit = _keep_commit(repo, session, [tip, incoming], listing, [])
-                repo.update_ref(ref, commit, tip, "fetch keep ref (merge)")
-            return
-        except ConcurrentUpdateError:
-            if attempt == KEEP_ATTEMPTS - 1:
-                raise
+def merged(repo: GitRepo, session: str, ours: str | None, theirs: str) -> str | None:
+    """What the session's keep ref (now `ours`) must point at to keep what a remote's keep
+    commit `theirs` keeps too: `theirs` when ours is in its chain (or there is none), a new
+    keep commit with both as parents when they diverged (written; the ref is the caller's
+    to move, in its transaction), None when ours keeps everything already."""
+    if ours is None:
+        return theirs
+    if ours == theirs or _descends(repo, ours, theirs):
+        return None
+    if _descends(repo, theirs, ours):
+        return theirs
+    listed = kept(repo, ours)
+    known = set(listed)
+    listing = [*listed, *(s for s in kept(repo, theirs) if s not in known)]
+    return _keep_commit(repo, session, [ours, theirs], listing, [])
 
 
 def _descends(repo: GitRepo, tip: str, ancestor: str) -> bool:

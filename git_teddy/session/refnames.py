@@ -5,8 +5,9 @@ under a ref prefix, and a ref listing grouped into sessions. With the prefix `te
 - `refs/remotes/<remote>/teddy/<id>/<branch>`: one brought by `git teddy fetch`;
 - `refs/teddy/keep/<id>`: the one ref that keeps every snapshot of the session alive (its
   commit has them among its ancestors; session.keep);
-- `refs/teddy/incoming/<remote>/<id>`: a remote's keep ref while `git teddy fetch` merges it
-  into ours (removed when done);
+- `refs/teddy/incoming/<remote>/<id>`: a remote's keep ref as `git teddy fetch` last saw it
+  (a remote-tracking ref of sorts: merged into ours, and kept, so a fetch of nothing new
+  writes nothing);
 - `refs/teddy/snapshots/<id>/<sha>`: the layout before keep refs, one ref per snapshot: read
   still, and folded into the keep ref by the session's next write.
 
@@ -14,9 +15,9 @@ On a remote, `git teddy push` puts session branches outside refs/heads:
 `refs/teddy/sessions/<id>/<branch>`, next to `refs/teddy/keep/<id>`. A plain `git fetch` or
 `git clone` asks only for refs/heads/ and refs/tags/ (protocol v2 filters the ref listing on
 the server), so it never pays for sessions; `teddy.pushAsBranches` keeps them as branches
-(`refs/heads/teddy/...`, the layout before, which `git teddy fetch` reads as well). While
-`git teddy fetch` decides between the two, what it got waits under
-`refs/teddy/arriving/<remote>/{sessions,heads}/<id>/<branch>` (removed when done).
+(`refs/heads/teddy/...`, the layout before, which `git teddy fetch` reads as well, into
+`refs/teddy/arriving/<remote>/heads/<id>/<branch>`, kept like the incoming keep refs; the
+remote-tracking branch takes it when it has the other layout's turns).
 
 The store, the session index, the cached `context` answer and the hooks all read refs
 through these names.
@@ -47,8 +48,8 @@ def remote_sessions_prefix(prefix: str) -> str:
 
 
 def arriving_prefix(prefix: str, remote: str, layout: str) -> str:
-    """Where `git teddy fetch` puts a remote's session branches of one layout (`sessions`:
-    remote_sessions_prefix, `heads`: branches_prefix) until it picks their final value."""
+    """Where `git teddy fetch` keeps a remote's session branches of one layout (`heads`:
+    branches_prefix, the layout before) as it last saw them."""
     return f"refs/{prefix}arriving/{remote}/{layout}/"
 
 
@@ -67,7 +68,8 @@ def keep_ref(prefix: str, session: str) -> str:
 
 
 def incoming_prefix(prefix: str, remote: str) -> str:
-    """Where `git teddy fetch` puts a remote's keep refs before merging them into ours."""
+    """Where `git teddy fetch` keeps a remote's keep refs as it last saw them (merged into
+    ours)."""
     return f"refs/{prefix}incoming/{remote}/"
 
 
@@ -83,21 +85,6 @@ def namespace_patterns(prefix: str, remotes: Sequence[str]) -> list[str]:
     """session_ref_patterns, and `refs/<prefix>` (keep refs, old-layout snapshot refs, and
     what a fetch leaves on its way): every ref of teddy's, for one listing per command."""
     return [*session_ref_patterns(prefix, remotes), f"refs/{prefix}"]
-
-
-def _fetched_path(ref: str) -> str | None:
-    """`<prefix><id>/<branch>` of `refs/remotes/<remote>/<prefix><id>/<branch>`."""
-    if not ref.startswith(REMOTES):
-        return None
-    return ref.removeprefix(REMOTES).partition("/")[2]
-
-
-def is_session_branch(ref: str, prefix: str) -> bool:
-    """A session branch: `refs/heads/<prefix>...`, or a fetched one."""
-    fetched = _fetched_path(ref)
-    return ref.startswith(branches_prefix(prefix)) or (
-        fetched is not None and fetched.startswith(prefix)
-    )
 
 
 def group_session_refs(

@@ -1,5 +1,7 @@
 """`git teddy push` and `git teddy fetch`: sessions travel as their branches and keep ref
-(session.keep: it carries every snapshot), nothing else, and only when asked.
+(session.keep: it carries every snapshot), nothing else, and only when asked. Each is one git
+transfer however many sessions there are, and the work after it follows the sessions that
+changed, not all of them (docs/architecture.md, "Sharing sessions").
 
 On the remote, push puts session branches under `refs/teddy/sessions/<id>/<branch>`
 (refnames.remote_sessions_prefix), outside refs/heads: a plain `git fetch` or clone of the
@@ -9,58 +11,62 @@ web view. A push in the new layout retires the session's branches of the old one
 (those its new branches contain). Fetch reads both layouts into the same remote-tracking
 branches.
 
+Fetch is one `git fetch --atomic`: pushed session branches straight to their
+remote-tracking refs, keep refs to `refs/teddy/incoming/<remote>/` and old-layout branches to
+`refs/teddy/arriving/<remote>/heads/` (both kept, as remote-tracking refs are: a fetch with
+nothing new writes nothing). git writes them all in one transaction once every object is in,
+or none. Then one `git update-ref --stdin` transaction merges the keep refs that differ from
+ours and places the old-layout branches; a fetch killed between the two leaves every ref
+complete, and the next fetch finishes the work (it compares, it does not remember).
+
 Session branches are ordinary branches here (`refs/heads/teddy/...`), so plain git carries
 them too (`git push --all`, `push.default=matching`, a clone): without their keep refs,
-which live outside refs/heads. `fetch` therefore brings the snapshots of every session
-branch it can see, however the branch came, and names the ones the remote lacks as well.
+which live outside refs/heads. `fetch` therefore checks the snapshots of every session whose
+refs it changed (or that was named), however its branches came, and names the ones the
+remote lacks as well.
 """
 
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from git_teddy import faultpoint
 from git_teddy.artifacts.folder import TURN_RECORD
-from git_teddy.artifacts.turn_record import base_snapshot
-from git_teddy.errors import TeddyError
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.session import keep
 from git_teddy.session.carried import bring_session_blobs, unseen_files
 from git_teddy.session.refnames import (
     arriving_prefix,
-    branch_ref,
     branches_prefix,
     fetched_prefix,
+    group_session_refs,
     incoming_prefix,
-    is_session_branch,
     keep_ref,
     keeps_prefix,
     remote_sessions_prefix,
     snapshots_prefix,
 )
+from git_teddy.session.remotes import Remote, resolve
 from git_teddy.session.workspace import Workspace
-from git_teddy.settings import PUSH_AS_BRANCHES, REMOTE
+from git_teddy.settings import PUSH_AS_BRANCHES
 
 
 @dataclass(frozen=True)
 class Transfer:
-    remote: str
+    remote: str  # as the user gave it (a name, URL or path)
     sessions: list[str]
     output: str
     # session -> snapshots it refers to that are still not in this repository (fetch)
     missing: dict[str, list[str]] = field(default_factory=dict)
     # push: the remote has session branches only, so its HEAD names a missing branch
     sessions_only: bool = False
+    # fetch from a URL or path: the name its sessions are kept under (refs/remotes/<name>/)
+    kept_as: str | None = None
     unseen_files: int = 0  # push: project files shared that the remote had not seen
 
 
-def _remote(ws: Workspace, remote: str | None) -> str:
-    name = remote or ws.settings.text(REMOTE)
-    if name not in ws.repo.remote_names():
-        raise TeddyError(
-            f"no remote named {name!r}",
-            "add one with `git remote add <name> <url>`, or name it: `git teddy push <remote>`",
-        )
-    return name
+# ---- push ----------------------------------------------------------------------------------
 
 
 def push_sessions(
@@ -68,61 +74,103 @@ def push_sessions(
 ) -> Transfer:
     """Push the named sessions (default: every local session): branches (under
     refs/teddy/sessions/ there, or as branches with teddy.pushAsBranches) and keep refs
-    (old-layout snapshot refs are folded into the keep ref first). `allowed`: the pre-push
-    hook's findings to let through (blob or commit ids, paths)."""
+    (old-layout snapshot refs are folded into the keep ref first), in one `git push`.
+    `allowed`: the pre-push hook's findings to let through (blob or commit ids, paths)."""
     store, prefix = ws.store, ws.store.prefix
-    name = _remote(ws, remote)
-    chosen = [store.resolve_session(s) for s in sessions] or store.local_session_ids()
+    target = resolve(ws, remote)
+    local = ws.repo.ref_listing(branches_prefix(prefix).rstrip("/"))
+    grouped = group_session_refs(local, prefix, ())  # local branches only
+    chosen = [store.resolve_session(s) for s in sessions] or sorted(grouped)
     if not chosen:
         raise TeddyError("there are no local sessions to push", "start one with `git teddy new`")
-    refspecs = []
-    as_branches = ws.settings.flag(PUSH_AS_BRANCHES)
-    for session in chosen:
-        if keep.legacy_refs(ws.repo, prefix, session):
-            store.keep_snapshots(session, [])
-        ref = branch_ref(prefix, session, "*")
-        there = ref if as_branches else f"{remote_sessions_prefix(prefix)}{session}/*"
-        refspecs.append(f"{ref}:{there}")
-        if ws.repo.read_ref(kept := keep_ref(prefix, session)):
-            refspecs.append(f"{kept}:{kept}")
-    pushed = ws.repo.push_refs(name, refspecs, allowed)
+    _fold_legacy(ws, chosen)
+    keeps = ws.repo.ref_listing(keeps_prefix(prefix).rstrip("/"))
+    every = not sessions and sum(map(len, grouped.values())) == len(local)
+    refspecs = _push_refspecs(ws, chosen, keeps, every)
+    pushed = ws.repo.push_refs(target.given, refspecs, allowed)
     output = pushed.stdout + pushed.stderr
-    if pushed.ok and not as_branches:
-        output += _retire_old_branches(ws, name, chosen)
     if not pushed.ok:
-        if findings := _secret_findings(output):
-            raise _secrets_refused(name, sessions, allowed, findings)
-        if "[rejected]" in output or "non-fast-forward" in output or "fetch first" in output:
-            raise TeddyError(
-                f"{name} has turns of these sessions that you do not have; nothing was overwritten",
-                f"run `git teddy fetch {shlex.quote(name)}`, then go on from their latest turn "
-                "(it shows in "
-                "`git teddy log`) or keep yours on a branch: `git teddy branch <turn> -m ...`",
-            )
-        raise TeddyError(
-            f"git push to {name} failed:\n{output.strip()}",
-            "check the remote's URL and your access to it",
+        raise _push_failed(target.given, sessions, allowed, output)
+    heads = _remote_heads(ws, target)
+    if heads is not None and not ws.settings.flag(PUSH_AS_BRANCHES):
+        output += _retire_old_branches(ws, target.given, chosen, local, heads)
+    only = heads is not None and all(ref.startswith(branches_prefix(prefix)) for ref in heads)
+    unseen = unseen_files(ws, target.name, chosen, pushed.stdout)
+    return Transfer(target.given, chosen, output, sessions_only=only, unseen_files=unseen)
+
+
+def _push_refspecs(
+    ws: Workspace, chosen: list[str], keeps: Mapping[str, str], every: bool
+) -> list[str]:
+    """Two patterns when every local session goes and the namespaces hold nothing else
+    (the command line stays short at any team size); else each session's own."""
+    prefix = ws.store.prefix
+    ours, kept = branches_prefix(prefix), keeps_prefix(prefix)
+    there = ours if ws.settings.flag(PUSH_AS_BRANCHES) else remote_sessions_prefix(prefix)
+    keep_sessions = {ref.removeprefix(kept) for ref in keeps}
+    if every and keep_sessions <= set(chosen):
+        return [f"{ours}*:{there}*", *([f"{kept}*:{kept}*"] if keeps else [])]
+    refspecs = [f"{ours}{session}/*:{there}{session}/*" for session in chosen]
+    return refspecs + [f"{kept}{s}:{kept}{s}" for s in chosen if s in keep_sessions]
+
+
+def _fold_legacy(ws: Workspace, sessions: Sequence[str] | None = None) -> None:
+    """Fold the old-layout snapshot refs of `sessions` (None: of every session that has
+    some) into their keep refs; one listing finds them."""
+    base = snapshots_prefix(ws.store.prefix)
+    legacy = {ref.removeprefix(base).split("/")[0] for ref in ws.repo.ref_listing(base[:-1])}
+    for session in sorted(legacy if sessions is None else legacy & set(sessions)):
+        ws.store.keep_snapshots(session, [])
+
+
+def _push_failed(
+    remote: str, sessions: Sequence[str], allowed: Sequence[str], output: str
+) -> TeddyError:
+    if findings := _secret_findings(output):
+        return _secrets_refused(remote, sessions, allowed, findings)
+    if "[rejected]" in output or "non-fast-forward" in output or "fetch first" in output:
+        return TeddyError(
+            f"{remote} has turns of these sessions that you do not have; nothing was overwritten",
+            f"run `git teddy fetch {shlex.quote(remote)}`, then go on from their latest turn "
+            "(it shows in `git teddy log`) or keep yours on a branch: "
+            "`git teddy branch <turn> -m ...`",
         )
-    unseen = unseen_files(ws, name, chosen, pushed.stdout)
-    return Transfer(name, chosen, output, {}, _sessions_only(ws, name), unseen)
+    return TeddyError(
+        f"git push to {remote} failed:\n{output.strip()}",
+        "check the remote's URL and your access to it",
+    )
 
 
-def _retire_old_branches(ws: Workspace, remote: str, sessions: list[str]) -> str:
+def _remote_heads(ws: Workspace, target: Remote) -> dict[str, str] | None:
+    """The remote's branches after the push (None: it would not say; the push went
+    through, so what needs them waits for the next push)."""
+    try:
+        return ws.repo.remote_heads(target.given)
+    except TeddyError:
+        return None
+
+
+def _retire_old_branches(
+    ws: Workspace,
+    remote: str,
+    sessions: list[str],
+    local: Mapping[str, str],
+    heads: Mapping[str, str],
+) -> str:
     """Once a session is on `remote` in the new layout, its branches of the layout before
     (refs/heads/teddy/..., which every plain fetch of the project would bring) are deleted
     there: each only when what we just pushed holds all its turns, and only if it still is
     what we saw (an atomic push with leases). What git said, or a note when it refused."""
     old_prefix = branches_prefix(ws.store.prefix)
-    try:
-        seen = ws.repo.remote_refs(remote, f"{old_prefix}*")
-    except TeddyError:  # the push went through: asking again is for the next push
-        return f"note: could not list {remote}'s branches; old-layout ones stay for now\n"
+    pushed = set(sessions)
     retired = {}
-    for session in sessions:  # the local branches just pushed, named as they were there
-        for ref, pushed in ws.repo.list_refs(f"{old_prefix}{session}/").items():
-            there = seen.get(ref)
-            if there and ws.repo.object_exists(there) and ws.repo.descends_from(pushed, there):
-                retired[ref] = there
+    for ref, there in heads.items():
+        ours = local.get(ref)
+        session = ref.removeprefix(old_prefix).split("/")[0]
+        if ours is None or session not in pushed or not ref.startswith(old_prefix):
+            continue
+        if ws.repo.object_exists(there) and ws.repo.descends_from(ours, there):
+            retired[ref] = there
     if not retired:
         return ""
     deleted = ws.repo.delete_remote_refs(remote, retired)
@@ -145,10 +193,11 @@ def _secret_findings(output: str) -> list[tuple[str, str]]:
 
 
 def _secrets_refused(
-    remote: str, sessions: list[str], allowed: Sequence[str], findings: list[tuple[str, str]]
+    remote: str, sessions: Sequence[str], allowed: Sequence[str], findings: list[tuple[str, str]]
 ) -> TeddyError:
     ids = dict.fromkeys([*allowed, *(object_id for _, object_id in findings)])
-    again = " ".join(["git teddy push", remote, *sessions, *(f"--allow-secret {i}" for i in ids)])
+    words = ["git", "teddy", "push", remote, *sessions]
+    again = shlex.join([*words, *(w for i in ids for w in ("--allow-secret", i))])
     lines = "\n".join(finding for finding, _ in findings)
     return TeddyError(
         f"the pre-push hook found secrets; nothing was pushed to {remote}:\n{lines}",
@@ -158,148 +207,206 @@ def _secrets_refused(
     )
 
 
-def _sessions_only(ws: Workspace, remote: str) -> bool:
-    """Whether `remote` has no branch but session branches (an empty remote that got only
-    sessions): a clone of it warns and checks out nothing, as after pushing any lone side
-    branch to an empty remote. git lets that happen, so push does too, and says so. Known
-    remote-tracking branches of the project answer without asking the remote."""
-    sessions = branches_prefix(ws.store.prefix)
-    tracked = fetched_prefix(remote, "")
-    for ref in ws.repo.list_refs(tracked):
-        if not is_session_branch(ref, ws.store.prefix) and ref != f"{tracked}HEAD":
-            return False
-    return all(ref.startswith(sessions) for ref in ws.repo.remote_heads(remote))
+# ---- fetch ---------------------------------------------------------------------------------
+
+RefMoves = dict[str, tuple[str | None, str | None]]  # ref -> (new id, id it must hold)
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_RECORDED = re.compile(rb"^(?:base_snapshot|snapshot): '?([0-9a-f]{40,64})'?$", re.MULTILINE)
+_ATTEMPTS = 5  # transactions lost to another writer of the same refs, before giving up
+
+
+@dataclass(frozen=True)
+class _Places:
+    """Where one remote's sessions are kept here."""
+
+    tracked: str  # refs/remotes/<name>/<prefix>: the session branches
+    arriving: str  # refs/<prefix>arriving/<name>/heads/: its old-layout branches
+    incoming: str  # refs/<prefix>incoming/<name>/: its keep refs
+    local: str  # refs/heads/<prefix>: our own branches
+    keeps: str  # refs/<prefix>keep/: our keep refs
+
+    @classmethod
+    def of(cls, prefix: str, name: str) -> "_Places":
+        return cls(
+            fetched_prefix(name, prefix),
+            arriving_prefix(prefix, name, "heads"),
+            incoming_prefix(prefix, name),
+            branches_prefix(prefix),
+            keeps_prefix(prefix),
+        )
+
+    def listing(self, ws: Workspace) -> dict[str, str]:
+        bases = (self.tracked, self.arriving, self.incoming, self.local, self.keeps)
+        return ws.repo.ref_listing(*(base.rstrip("/") for base in bases))
+
+    def session_of(self, ref: str) -> str | None:
+        for base in (self.tracked, self.arriving, self.incoming, self.local, self.keeps):
+            if ref.startswith(base):
+                return ref.removeprefix(base).split("/")[0]
+        return None
 
 
 def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = ()) -> Transfer:
-    """Bring a remote's sessions (default: all; else those full ids) in: branches of both
-    layouts under refs/remotes/<remote>/, keep refs merged into ours (session.keep)."""
-    store, prefix = ws.store, ws.store.prefix
-    name = _remote(ws, remote)
-    before = set(store.session_ids())
-    _clear_arriving(ws, name)  # left by a fetch that stopped half-way
-    fetched = ws.repo.fetch_refs(name, _fetch_refspecs(prefix, name, sessions))
+    """Bring a remote's sessions (default: all; else those full ids) in with one `git fetch`:
+    branches of both layouts under refs/remotes/<name>/, keep refs merged into ours."""
+    prefix = ws.store.prefix
+    target = resolve(ws, remote)
+    for session in sessions:
+        _check_session_id(session)
+    places = _Places.of(prefix, target.name)
+    fetched = ws.repo.fetch_refs(target.given, _fetch_refspecs(prefix, places, sessions))
     if not fetched.ok:
-        _clear_arriving(ws, name)
         raise TeddyError(
-            f"git fetch from {name} failed:\n{fetched.stderr.strip()}",
+            f"git fetch from {target.given} failed; nothing was written:\n{fetched.stderr.strip()}",
             "check the remote's URL and your access to it",
         )
-    _place_branches(ws, name)
-    bring_session_blobs(ws, name)  # a partial clone: session contents now, not one by one
-    _merge_keeps(ws, name, sessions)
-    now = store.session_ids()
-    if absent := [s for s in sessions if s not in now]:
+    faultpoint.reached("fetch.transferred")
+    bring_session_blobs(ws, target.name)  # a partial clone: session contents now, not one by one
+    _fold_legacy(ws)
+    refs, moves = _settle(ws, places)
+    _check_brought(target, places, refs, sessions)
+    changed = {places.session_of(ref) or "" for ref in moves} | _unkept(places, refs)
+    missing = _missing(ws, places, refs, changed | set(sessions))
+    output = fetched.stdout + fetched.stderr
+    kept_as = None if target.named else target.name
+    return Transfer(target.given, _new(places, refs, moves), output, missing, kept_as=kept_as)
+
+
+def _check_brought(
+    target: Remote, places: _Places, refs: Mapping[str, str], sessions: Sequence[str]
+) -> None:
+    known = {places.session_of(ref) for ref in refs}
+    if absent := [s for s in sessions if s not in known]:
         raise TeddyError(
-            f"{name} has no session {', '.join(absent)}",
-            f"give full session ids; `git teddy fetch {shlex.quote(name)}` brings every session",
+            f"{target.given} has no session {', '.join(absent)}",
+            f"give full session ids; `git teddy fetch {shlex.quote(target.given)}` brings "
+            "every session",
         )
-    checked = sessions or now
-    missing = {s: found for s in checked if (found := missing_snapshots(ws, s))}
-    return Transfer(name, sorted(set(now) - before), fetched.stdout + fetched.stderr, missing)
 
 
-# The two layouts a remote may hold session branches in, by their name under arriving/:
-# pushed by `git teddy push` (outside refs/heads), and as branches (teddy.pushAsBranches,
-# an older git-teddy, or a plain `git push` of a session branch).
-_LAYOUTS = ("sessions", "heads")
+def _new(places: _Places, refs: Mapping[str, str], moves: RefMoves) -> list[str]:
+    """Sessions this fetch brought that were not here: their keep ref or remote-tracking
+    branch made now, and no branch of ours."""
+    made = {places.session_of(ref) or "" for ref, (_, old) in moves.items() if old is None}
+    ours = {places.session_of(ref) for ref in refs if ref.startswith(places.local)}
+    return sorted(made - ours - {""})
 
 
-def _remote_prefix(prefix: str, layout: str) -> str:
-    return remote_sessions_prefix(prefix) if layout == "sessions" else branches_prefix(prefix)
+def _unkept(places: _Places, refs: Mapping[str, str]) -> set[str]:
+    """Sessions with branches here (ours, or this remote's) and no keep ref: their branches
+    came by plain git, so their snapshots may be missing (checked on every fetch)."""
+    kept = {ref.removeprefix(places.keeps) for ref in refs if ref.startswith(places.keeps)}
+    branches = (places.tracked, places.local)
+    return {s for ref in refs if ref.startswith(branches) and (s := places.session_of(ref))} - kept
 
 
-def _fetch_refspecs(prefix: str, remote: str, sessions: Sequence[str]) -> list[str]:
-    """Branches of both layouts (to arriving/, placed after), keep refs (to incoming/,
-    merged after) and old-layout snapshot refs of `sessions`, or of every session. Every
-    pattern ends in `*`, so a layout or a keep ref the remote lacks fails nothing."""
-    incoming = incoming_prefix(prefix, remote)
+def _check_session_id(session: str) -> None:
+    if not _SESSION_ID.match(session):
+        raise TeddyError(
+            f"{session!r} is not a session id",
+            "give full session ids, as `git teddy list` shows them",
+        )
+
+
+def _fetch_refspecs(prefix: str, places: _Places, sessions: Sequence[str]) -> list[str]:
+    """Pushed branches to their remote-tracking refs, old-layout ones to arriving/ (placed
+    after), keep refs to incoming/ (merged after) and old-layout snapshot refs, of `sessions`
+    or of every session. Every pattern ends in `*`, so a layout or a keep ref the remote
+    lacks fails nothing."""
     names = [f"{s}/" for s in sessions] or [""]
     refspecs = []
     for session in names:
-        for layout in _LAYOUTS:
-            there, here = _remote_prefix(prefix, layout), arriving_prefix(prefix, remote, layout)
-            refspecs.append(f"+{there}{session}*:{here}{session}*")
+        refspecs.append(f"+{remote_sessions_prefix(prefix)}{session}*:{places.tracked}{session}*")
+        refspecs.append(f"+{branches_prefix(prefix)}{session}*:{places.arriving}{session}*")
         refspecs.append(
             f"{snapshots_prefix(prefix)}{session}*:{snapshots_prefix(prefix)}{session}*"
         )
     for session in [s.rstrip("/") for s in names]:
-        refspecs.append(f"+{keeps_prefix(prefix)}{session}*:{incoming}{session}*")
+        refspecs.append(f"+{keeps_prefix(prefix)}{session}*:{places.incoming}{session}*")
     return refspecs
 
 
-def _place_branches(ws: Workspace, remote: str) -> None:
-    """Move the arrived branches to refs/remotes/<remote>/<prefix><id>/<branch>, where
-    list, show, log, restore and branch read fetched sessions. A branch the remote holds in
-    both layouts takes the one that has the other's turns (a plain `git push` of a branch
-    after `git teddy push`, or the reverse); when they diverged, the one git teddy pushed."""
-    repo, prefix = ws.repo, ws.store.prefix
-    arrived = {layout: _arrived(ws, remote, layout) for layout in _LAYOUTS}
-    pushed, plain = arrived["sessions"], arrived["heads"]
-    chosen = dict(pushed)
-    for path, tip in plain.items():
-        other = chosen.get(path)
-        if other is None or (other != tip and repo.descends_from(tip, other)):
-            chosen[path] = tip
-    target = fetched_prefix(remote, prefix)
-    current = repo.list_refs(target) if chosen else {}
-    moves = {
-        f"{target}{path}": tip
-        for path, tip in sorted(chosen.items())
-        if current.get(f"{target}{path}") != tip
+def _settle(ws: Workspace, places: _Places) -> tuple[dict[str, str], RefMoves]:
+    """Merge the keep refs and place the old-layout branches the fetch brought, in one
+    transaction (retried when another process moved one of them meanwhile): the refs as
+    they are then, and what moved."""
+    for attempt in range(_ATTEMPTS):
+        refs = places.listing(ws)
+        moves: RefMoves = {**_keep_merges(ws, places, refs), **_placements(ws, places, refs)}
+        try:
+            ws.repo.update_refs(moves, "teddy fetch")
+        except ConcurrentUpdateError:
+            if attempt == _ATTEMPTS - 1:
+                raise
+            continue
+        return refs | {ref: new for ref, (new, _) in moves.items() if new}, moves
+    raise AssertionError("unreachable")
+
+
+def _keep_merges(ws: Workspace, places: _Places, refs: Mapping[str, str]) -> RefMoves:
+    """keep ref -> (new, old) for each incoming keep ref ours does not keep all of yet."""
+    updates: RefMoves = {}
+    for ref, theirs in refs.items():
+        if not ref.startswith(places.incoming):
+            continue
+        session = ref.removeprefix(places.incoming)
+        ours_ref = keep_ref(ws.store.prefix, session)
+        ours = refs.get(ours_ref)
+        if ours != theirs and (new := keep.merged(ws.repo, session, ours, theirs)):
+            updates[ours_ref] = (new, ours)
+    return updates
+
+
+def _placements(ws: Workspace, places: _Places, refs: Mapping[str, str]) -> RefMoves:
+    """remote-tracking ref -> (new, old) for each old-layout branch that arrived and is
+    newer than what is there: a branch the remote holds in both layouts takes the one that
+    has the other's turns; when they diverged, the one git teddy pushed (already there)."""
+    updates: RefMoves = {}
+    for ref, tip in refs.items():
+        if not ref.startswith(places.arriving):
+            continue
+        target = places.tracked + ref.removeprefix(places.arriving)
+        there = refs.get(target)
+        if there is None or (there != tip and ws.repo.descends_from(tip, there)):
+            updates[target] = (tip, there)
+    return updates
+
+
+def _missing(
+    ws: Workspace, places: _Places, refs: Mapping[str, str], sessions: set[str]
+) -> dict[str, list[str]]:
+    """session -> the snapshots its branches here name that this repository lacks, for
+    `sessions` alone: one `git log` of their branches, one read of their turn records and
+    one look-up of the ids, however many sessions there are."""
+    tips: dict[str, set[str]] = {}
+    for ref, tip in refs.items():
+        session = places.session_of(ref)
+        if session in sessions and ref.startswith((places.tracked, places.local)):
+            tips.setdefault(session, set()).add(tip)
+    named = _referenced(ws, tips)
+    absent = ws.repo.missing_objects({sha for shas in named.values() for sha in shas})
+    return {s: sorted(shas & absent) for s, shas in sorted(named.items()) if shas & absent}
+
+
+def _referenced(ws: Workspace, tips: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """session -> every snapshot its branches name: its base and each turn's result (the
+    Teddy-Snapshot trailers), each turn's base and result (its turn.yaml at each tip)."""
+    rows = ws.repo.log_trailers(
+        {t for ts in tips.values() for t in ts}, ["Teddy-Session", "Teddy-Turn", "Teddy-Snapshot"]
+    )
+    named: dict[str, set[str]] = {session: set() for session in tips}
+    turns: dict[str, set[str]] = {session: set() for session in tips}
+    for row in rows:
+        session = row.get("Teddy-Session", "")
+        if session in named:
+            named[session].update(v for v in [row.get("Teddy-Snapshot")] if v)
+            turns[session].update(v for v in [row.get("Teddy-Turn")] if v)
+    specs = {
+        f"{tip}:{turn}/{TURN_RECORD}": session
+        for session, session_tips in tips.items()
+        for tip in session_tips
+        for turn in turns[session]
     }
-    repo.set_fetched_refs(moves, f"teddy fetch {remote}")
-    _clear_arriving(ws, remote)
-
-
-def _arrived(ws: Workspace, remote: str, layout: str) -> dict[str, str]:
-    """`<id>/<branch>` -> tip of the branches that arrived in one layout."""
-    base = arriving_prefix(ws.store.prefix, remote, layout)
-    return {ref.removeprefix(base): sha for ref, sha in ws.repo.list_refs(base).items()}
-
-
-def _clear_arriving(ws: Workspace, remote: str) -> None:
-    for layout in _LAYOUTS:
-        if refs := ws.repo.list_refs(arriving_prefix(ws.store.prefix, remote, layout)):
-            ws.repo.delete_refs(refs)
-
-
-def _merge_keeps(ws: Workspace, remote: str, sessions: Sequence[str]) -> None:
-    """Merge the fetched keep refs into ours, fold old-layout snapshot refs in, and remove
-    the incoming refs (also those of other sessions a pattern matched)."""
-    store, repo, prefix = ws.store, ws.repo, ws.store.prefix
-    incoming = repo.list_refs(incoming_prefix(prefix, remote))
-    base = incoming_prefix(prefix, remote)
-    for ref, sha in incoming.items():
-        session = ref.removeprefix(base)
-        if not sessions or session in sessions:
-            keep.merge_incoming(repo, prefix, session, sha)
-    for session in sessions or _legacy_sessions(ws):
-        if keep.legacy_refs(repo, prefix, session):
-            store.keep_snapshots(session, [])
-    if incoming:
-        repo.delete_refs(incoming)
-
-
-def _legacy_sessions(ws: Workspace) -> list[str]:
-    """Sessions that still have old-layout snapshot refs here."""
-    base = snapshots_prefix(ws.store.prefix)
-    return sorted({ref.removeprefix(base).split("/")[0] for ref in ws.repo.list_refs(base)})
-
-
-def referenced_snapshots(ws: Workspace, session: str) -> set[str]:
-    """Every snapshot a session's branches name: its base, each turn's base (turn.yaml) and
-    result (the report's Teddy-Snapshot trailer): what restore, blame and show read."""
-    store, repo = ws.store, ws.repo
-    found = {store.summary(session).base_snapshot}
-    for commit in store.turn_commits(session):
-        found.add(commit.snapshot)
-        tree = repo.read_commit(commit.commit).tree
-        record = repo.read_file(tree, f"{commit.turn}/{TURN_RECORD}")
-        found.add(base_snapshot(record))
-    return {sha for sha in found if sha}
-
-
-def missing_snapshots(ws: Workspace, session: str) -> list[str]:
-    """The snapshots a session refers to that this repository does not have."""
-    return sorted(s for s in referenced_snapshots(ws, session) if not ws.repo.object_exists(s))
+    for spec, data in ws.repo.read_paths(list(specs)).items():
+        named[specs[spec]].update(m.decode() for m in _RECORDED.findall(data))
+    return named
