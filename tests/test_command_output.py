@@ -75,7 +75,9 @@ def test_no_live_output_in_a_pipe_or_with_quiet(
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    assert "ok: exit code 0" in child.before and "out 42" not in child.before
+    # -q: no live output, and no line per action either; the turn's result still shows
+    assert "out 42" not in child.before and "ok: exit code 0" not in child.before
+    assert "turn 02: SUCCESS" in child.before
 
 
 def failing_test_run(lines: int = FILLER) -> str:

@@ -75,7 +75,8 @@ def test_new_works_after_the_user_changes_the_ref_prefix(
     assert f"refs/heads/ai/{SESSION}/main" in names and "refs/heads/teddy" in names
     assert f"refs/ai/keep/{SESSION}" in names
     assert not [n for n in names if n.startswith(("refs/teddy/", "refs/heads/teddy/"))]
-    assert [s.split()[0] for s in teddy.ok(repo, "list").stdout.splitlines()[-1:]] == [SESSION]
+    listed = teddy.ok(repo, "list").stdout.splitlines()[-1:]
+    assert [s.removeprefix("* ").split()[0] for s in listed] == [SESSION]
     fsck_clean(repo, env)
 
 

@@ -2,7 +2,7 @@
 index (the git_teddy.index package). Only the index's own imports are made here, so that a
 query with an up-to-date index stays fast over thousands of sessions."""
 
-from typing import IO, Any
+from typing import Any
 
 import click
 
@@ -24,11 +24,7 @@ class BadOptionValue(click.UsageError):
 
     def __init__(self, message: str, hint: str) -> None:
         super().__init__(message)
-        self.hint = hint
-
-    def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"error: {printable(self.message)}", err=True)
-        click.echo(f"hint: {printable(self.hint)}", err=True)
+        self.hint = hint  # cli.main prints it as the hint line
 
 
 def check_choice(option: str, value: str | None, choices: tuple[str, ...]) -> None:

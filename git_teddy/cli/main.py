@@ -42,6 +42,9 @@ def print_usage_error(error: "click.UsageError") -> None:
     message = error.format_message()
     if message[:1].isupper() and message[1:2].islower():
         message = message[0].lower() + message[1:]  # click's "No such option": git's case
+    if isinstance(hint := getattr(error, "hint", None), str):  # a usage error of our own
+        print_error(TeddyError(message, hint))
+        return
     ctx = error.ctx
     if ctx is None:
         print_error(TeddyError(message.rstrip("."), "`git teddy -h` lists the commands"))
