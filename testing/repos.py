@@ -55,3 +55,9 @@ def bare_remote(tmp_path: Path, repo: Path, env: dict[str, str]) -> Path:
     git(repo, env, "remote", "add", "origin", str(bare))
     git(repo, env, "push", "-q", "origin", "main")
     return bare
+
+
+def refs(repo: Path, env: dict[str, str], *patterns: str) -> dict[str, str]:
+    """Full ref name -> id of the refs `git for-each-ref PATTERNS` lists."""
+    lines = git(repo, env, "for-each-ref", "--format=%(refname) %(objectname)", *patterns)
+    return dict(line.split() for line in lines.splitlines())

@@ -65,3 +65,10 @@ def all_kept_snapshots(repo: Path, env: dict, prefix: str = "teddy/") -> list[st
     keep = f"refs/{prefix}keep/"
     names = git(repo, env, "for-each-ref", "--format=%(refname)", keep).split()
     return [s for name in names for s in kept_snapshots(repo, env, name.removeprefix(keep), prefix)]
+
+
+def session_with_a_turn(repo: Path, teddy: Teddy, path: str = "a.txt") -> str:
+    """A new session whose one turn created `path` and was executed."""
+    session = start(repo, teddy, create(path, "from the model\n"))
+    teddy.ok(repo, "execute", "-y")
+    return session

@@ -11,8 +11,8 @@ import pytest
 
 from testing.commands import Teddy, git, run
 from testing.plans import create, plan_text
-from testing.repos import bare_remote
-from testing.sessions import kept_snapshots, start
+from testing.repos import bare_remote, refs
+from testing.sessions import kept_snapshots, session_with_a_turn
 
 
 @pytest.fixture
@@ -33,17 +33,6 @@ def turn(repo: Path, teddy: Teddy, path: str, text: str) -> None:
     plan_file.write_text(plan_text(create(path, text)))
     teddy.ok(repo, "plan", "-m", f"make {path}", "--from-file", str(plan_file))
     teddy.ok(repo, "execute", "-y")
-
-
-def session_with_a_turn(repo: Path, teddy: Teddy, path: str = "a.txt") -> str:
-    session = start(repo, teddy, create(path, "from the model\n"))
-    teddy.ok(repo, "execute", "-y")
-    return session
-
-
-def refs(repo: Path, env: dict, *patterns: str) -> dict[str, str]:
-    lines = git(repo, env, "for-each-ref", "--format=%(refname) %(objectname)", *patterns)
-    return dict(line.split() for line in lines.splitlines())
 
 
 def tip(repo: Path, env: dict, ref: str) -> str:

@@ -12,9 +12,8 @@ import pytest
 
 from testing.commands import Teddy, git
 from testing.git_daemon import git_daemon
-from testing.plans import create
-from testing.repos import bare_remote
-from testing.sessions import start
+from testing.repos import bare_remote, refs
+from testing.sessions import session_with_a_turn
 
 
 @pytest.fixture
@@ -27,17 +26,6 @@ def served(remote: Path, env: dict) -> Iterator[str]:
     """The URL of `remote` as `git daemon` serves it (pushes enabled)."""
     with git_daemon(remote.parent, env) as base:
         yield f"{base}/{remote.name}"
-
-
-def session_with_a_turn(repo: Path, teddy: Teddy, path: str = "a.txt") -> str:
-    session = start(repo, teddy, create(path, "from the model\n"))
-    teddy.ok(repo, "execute", "-y")
-    return session
-
-
-def refs(repo: Path, env: dict, *patterns: str) -> dict[str, str]:
-    lines = git(repo, env, "for-each-ref", "--format=%(refname) %(objectname)", *patterns)
-    return dict(line.split() for line in lines.splitlines())
 
 
 def project_clone(source: str, tmp_path: Path, env: dict, name: str = "theirs") -> Path:

@@ -24,6 +24,9 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
                                per-user cache folder: gitstore.pool); a `wt-N` folder beside
                                them is an older git-teddy's slot, migrated on first use
       hooks/                   the post-commit hook of scratch worktrees
+      kept-remotes             names `git teddy fetch URL` keeps sessions under
+                               (refs/remotes/<name>/) that are no configured remote, a line
+                               each: ref listings ask for their prefixes too
       no-hooks/                an empty hooks folder: teddy's other git calls in scratch
                                worktrees run none of the user's hooks (it need not exist)
       sessions/<id>/branch     the conversation branch the session continues on
@@ -279,6 +282,13 @@ class Layout:
         """The unredacted plan of a pending turn (turn names are unique in a session)."""
         return self.sessions / session / "plans" / f"{turn}.md"
 
+    def remember_remote(self, name: str) -> None:
+        """Keep `name` among the remotes whose sessions are read (kept_remotes_file)."""
+        known = read_kept_remotes(self.root.parent)
+        if name not in known:
+            text = "".join(f"{n}\n" for n in [*known, name])
+            self._write(kept_remotes_file(self.root.parent), text, "the names of fetched URLs")
+
     def approved_urls_file(self, session: str) -> Path:
         return self.sessions / session / "approved-urls"
 
@@ -330,6 +340,20 @@ class Layout:
         if marker in branches:
             return marker
         return MAIN_BRANCH if MAIN_BRANCH in branches or not branches else min(branches)
+
+
+def kept_remotes_file(common_dir: Path) -> Path:
+    """Names `git teddy fetch URL` keeps sessions under (refs/remotes/<name>/) that are no
+    configured remote: a ref listing asks for these prefixes too."""
+    return common_dir / DERIVED_DIR / "kept-remotes"
+
+
+def read_kept_remotes(common_dir: Path) -> list[str]:
+    try:
+        text = kept_remotes_file(common_dir).read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def worktree_session_file(git_dir: Path) -> Path:

@@ -107,7 +107,19 @@ def read_config_and_remotes(
             names[key[len("remote.") : key.rindex(".")]] = None  # its case kept, as git's
             continue
         values.setdefault(key.lower(), []).append(value)
+    if remotes:
+        names.update(dict.fromkeys(_kept_remotes(cwd)))
     return values, list(names)
+
+
+def _kept_remotes(cwd: Path | None) -> list[str]:
+    """The names sessions fetched from a URL are kept under (layout.kept_remotes_file)."""
+    from git_teddy.gitstore.layout import read_kept_remotes
+
+    try:
+        return read_kept_remotes(locate(cwd).common_dir)
+    except NotARepositoryError:
+        return []
 
 
 def remote_names(cwd: Path | None) -> list[str]:

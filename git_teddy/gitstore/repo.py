@@ -271,10 +271,18 @@ class GitRepo:
         return runner.output(["remote"], self.cwd).split()
 
     def remotes(self) -> list[str]:
-        """The remotes' names as this command found them (read with the settings)."""
+        """The remotes' names as this command found them (read with the settings), and the
+        names sessions fetched from a URL are kept under."""
         if self._remotes is None:
-            self._remotes = self.remote_names()
+            self._remotes = plumbing.remote_names(self.cwd)
         return self._remotes
+
+    def remember_remote(self, name: str) -> None:
+        """From now on, read the sessions kept under refs/remotes/<name>/ (a fetched URL)."""
+        self.layout.remember_remote(name)
+        if name not in self.remotes():
+            self.remotes().append(name)
+            self._listing = None
 
     def remote_urls(self) -> dict[str, list[str]]:
         """The URLs (`remote.<name>.url`) of each configured remote, by name."""

@@ -254,6 +254,8 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
     for session in sessions:
         _check_session_id(session)
     places = _Places.of(prefix, target.name)
+    if not target.named:  # before the transfer: its refs are never there unread
+        ws.repo.remember_remote(target.name)
     fetched = ws.repo.fetch_refs(target.given, _fetch_refspecs(prefix, places, sessions))
     if not fetched.ok:
         raise TeddyError(
