@@ -196,8 +196,8 @@ def _secrets_refused(
     remote: str, sessions: Sequence[str], allowed: Sequence[str], findings: list[tuple[str, str]]
 ) -> TeddyError:
     ids = dict.fromkeys([*allowed, *(object_id for _, object_id in findings)])
-    words = ["git", "teddy", "push", remote, *sessions]
-    again = shlex.join([*words, *(w for i in ids for w in ("--allow-secret", i))])
+    words = [remote, *sessions, *(w for i in ids for w in ("--allow-secret", i))]
+    again = "git teddy push " + shlex.join(words)
     lines = "\n".join(finding for finding, _ in findings)
     return TeddyError(
         f"the pre-push hook found secrets; nothing was pushed to {remote}:\n{lines}",
