@@ -1,9 +1,13 @@
 """Running git, `git teddy` and python as subprocesses in a given environment (the sealed
 one, see testing/sealed.py), the way a user's shell runs them."""
 
+import re
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,3 +95,29 @@ def imported_modules(repo: Path, env: dict[str, str], *args: str) -> tuple[str, 
     lines = proc.stderr.splitlines()
     modules = {line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")}
     return proc.stdout, modules
+
+
+def in_background(
+    teddy_exe: str, repo: Path, env: dict[str, str], *args: str
+) -> "subprocess.Popen[str]":
+    """`git-teddy ARGS` started and left running, its output kept for `communicate`."""
+    return subprocess.Popen(
+        [teddy_exe, *args], cwd=repo, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+@contextmanager
+def serving(repo: Path, env: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """`git teddy serve --port 0` while the block runs: (its base URL, its port). Stopped
+    with Ctrl-C after, and it must stop cleanly: exit 0, no traceback."""
+    process = in_background(teddy_executable(), repo, env, "serve", "--port", "0")
+    assert process.stdout is not None and process.stderr is not None
+    try:
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+        assert match, process.stderr.read()
+        yield match.group(0), int(match.group(1))
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=240)
+    assert process.returncode == 0 and "Traceback" not in err, err

@@ -6,11 +6,8 @@ cannot write terminal escapes through `show`, `log` or `list`, nor a command int
 
 Real servers on 127.0.0.1, the real executable, sessions made with real git commands."""
 
-import re
-import signal
 import socket
 import struct
-import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,7 +22,8 @@ from git_teddy.printable import json_printable, printable
 from git_teddy.web.addresses import address_problem
 from git_teddy.web.fetch import fetch_text, url_problem
 from git_teddy.web.guard import PublicOnlyAdapter
-from testing.commands import Teddy, git, teddy_executable
+from testing.commands import Teddy, git
+from testing.commands import serving as serve_in_background
 from testing.plans import create, plan_text
 from testing.sessions import queue
 from testing.waits import EVENT_TIMEOUT
@@ -199,21 +197,8 @@ def serving(repo: Path, teddy: Teddy, env: dict[str, str]) -> Iterator[tuple[str
     """`git teddy serve --port 0`: (its base URL, its port); stopped with Ctrl-C, and it
     must stop cleanly, with no traceback."""
     teddy.ok(repo, "new", "served")
-    process = subprocess.Popen(
-        [teddy_executable(), "serve", "--port", "0"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None and process.stderr is not None
-    match = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
-    assert match, process.stderr.read()
-    yield match.group(0), int(match.group(1))
-    process.send_signal(signal.SIGINT)
-    assert process.wait(timeout=EVENT_TIMEOUT) == 0
-    assert "Traceback" not in process.stderr.read()
+    with serve_in_background(repo, env) as served:
+        yield served
 
 
 def test_an_idle_connection_does_not_block_the_others(serving: tuple[str, int]) -> None:

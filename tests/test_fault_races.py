@@ -3,12 +3,11 @@ at once. The session is claimed first (git_teddy/session/claims.py): the second 
 before it asks a model or runs anything, naming the first (pid, turn, since when); a plan
 is recorded only on the branch tip it was planned from, its reply kept otherwise."""
 
-import subprocess
 import threading
 from pathlib import Path
 
 from git_teddy.errors import EXIT_USER_ERROR
-from testing.commands import Teddy, git, run
+from testing.commands import Teddy, git, in_background, run
 from testing.llm_servers import ModelReply, OpenAIServer, Reply
 from testing.plans import create, execute, plan_text
 from testing.sessions import start
@@ -22,14 +21,6 @@ def assert_fsck_clean(repo: Path, env: dict) -> None:
 
 def subjects(repo: Path, env: dict, session: str) -> list[str]:
     return git(repo, env, "log", "--format=%s", f"teddy/{session}/main").splitlines()
-
-
-def in_background(teddy_exe: str, repo: Path, env: dict, *args: str) -> subprocess.Popen[str]:
-    """`git-teddy ARGS` started and left running, its output kept for `communicate`."""
-    return subprocess.Popen(
-        [teddy_exe, *args], cwd=repo, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
 
 
 def held_plan(server: OpenAIServer) -> threading.Event:

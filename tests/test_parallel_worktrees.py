@@ -5,10 +5,9 @@ first, and `list` marks the current session and names the worktrees. Real git, t
 installed executable, a bare remote for the teammate."""
 
 import json
-import subprocess
 from pathlib import Path
 
-from testing.commands import Teddy, git
+from testing.commands import Teddy, git, in_background
 from testing.plans import create, execute, plan_text
 from testing.repos import bare_remote
 from testing.sessions import kept_snapshots, queue
@@ -214,14 +213,7 @@ def test_a_session_busy_in_another_worktree_names_that_worktree(
     command = f'echo run >> "{runs}"; while [ ! -e "{go}" ]; do sleep 0.05; done'
     session = teddy.ok(repo, "new", "shared").stdout.strip()
     plan_from_file(repo, teddy, execute(command))
-    first = subprocess.Popen(
-        [teddy_exe, "execute", "-y"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    first = in_background(teddy_exe, repo, env, "execute", "-y")
     try:
         wait_for(runs.exists, "the first execute to run its action")
         refused = teddy.exits(1, linked, "execute", "-y", "-s", session)

@@ -4,9 +4,6 @@ refs/remotes/; thousands of remote-tracking branches that are not teddy's change
 Counted with GIT_TRACE2_EVENT, never timed (benchmarks/bench_refs.py times them)."""
 
 import json
-import re
-import signal
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +11,7 @@ import requests
 
 from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.session.refnames import group_session_refs
-from testing.commands import Teddy, git, run, teddy_executable
+from testing.commands import Teddy, git, run, serving
 from testing.plans import create, plan_text
 from testing.repos import bare_remote
 
@@ -135,24 +132,10 @@ def test_serve_reads_the_refs_again_for_each_request(
 ) -> None:
     """A server lives across many requests: a session made after it started is served."""
     first = teddy.ok(repo, "new", "first").stdout.strip()
-    process = subprocess.Popen(
-        [teddy_executable(), "serve", "--port", "0"],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        address = re.search(r"http://127\.0\.0\.1:\d+/", process.stdout.readline())
-        assert address, "no address"
-        assert requests.get(f"{address.group(0)}session/{first}", timeout=30).ok
+    with serving(repo, env) as (base, _port):
+        assert requests.get(f"{base}session/{first}", timeout=30).ok
         second = teddy.ok(repo, "new", "second").stdout.strip()
-        assert requests.get(f"{address.group(0)}session/{second}", timeout=30).ok
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.wait(timeout=30)
+        assert requests.get(f"{base}session/{second}", timeout=30).ok
 
 
 def test_a_listing_follows_the_commands_own_writes() -> None:

@@ -56,7 +56,7 @@ def _fetch_state(store: SessionStore, session: str) -> dict[str, str]:
     old-layout branches): they keep its snapshots alive too."""
     found = {}
     for base in (f"refs/{store.prefix}incoming/", f"refs/{store.prefix}arriving/"):
-        for name, sha in store.repo.list_refs(base).items():
+        for name, sha in store.refs().under(base).items():  # the command's one listing
             parts = name.removeprefix(base).split("/")
             if session in parts[1:3]:  # <remote>/<id>, <remote>/heads/<id>/<branch>
                 found[name] = sha
