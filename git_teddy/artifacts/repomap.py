@@ -136,10 +136,11 @@ def render_system_info(facts: SystemFacts, tools: list[str]) -> str:
 
 def python_symbols(text: str) -> list[str]:
     """Top-level classes (with their public methods) and functions (with their parameters)
-    of a Python module; none when it does not parse."""
+    of a Python module; none when it does not parse (or nests deeper than the parser goes:
+    `x=1+1+...` 5,000 times is valid Python that ast cannot build)."""
     try:
         module = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     symbols = []
     for node in module.body:

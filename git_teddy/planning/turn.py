@@ -27,6 +27,7 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
+from git_teddy.artifacts.paths import entry_problem
 from git_teddy.artifacts.plan import Plan, Problem, format_problems, sanitize
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.report import ExecutionReport, parse_report
@@ -130,7 +131,8 @@ def _project_resources(
     cached for a blob id needs no reading when the text is not wanted (`git teddy
     context`); misses are counted together."""
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
-    ids = ws.repo.blob_ids(tree, paths)
+    refused = {path: problem for path in paths if (problem := entry_problem(path))}
+    ids = ws.repo.blob_ids(tree, [path for path in paths if path not in refused])
     unread = {p: b for p, b in ids.items() if with_text or counter.cached(b) is None}
     if any(counter.cached(blob) is None for blob in unread.values()):
         counter.preload()  # a count will miss: load the tokenizer while git reads the files
@@ -138,6 +140,9 @@ def _project_resources(
     resources: dict[str, Resource] = {}
     to_count: list[tuple[str, str, str | None]] = []  # path, text, note
     for path in paths:
+        if path in refused:
+            resources[path] = Resource(path, 0, None, f"left out: {refused[path]}")
+            continue
         blob = ids.get(path)
         if blob is None:
             resources[path] = Resource(path, 0, None, "missing: no such file in the project")
