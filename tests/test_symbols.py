@@ -2,6 +2,9 @@
 use (tree-sitter grammars of the `map` extra; Python by `ast`), the line patterns used without
 a grammar, and which symbols a message names. Pure: small real source files, no repository."""
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -141,3 +144,32 @@ def test_a_message_names_code_not_plain_words() -> None:
     )
     assert {"split_into", "totalArea", "Stack", "push", "parse_args"} <= names
     assert not names & {"Why", "does", "drop", "the", "tests", "please", "fix", "line"}
+
+
+def test_without_the_grammars_the_map_falls_back_to_ast_and_line_patterns() -> None:
+    code = (
+        "import json, sys\n"
+        "sys.modules['tree_sitter_language_pack'] = None  # makes its import fail\n"
+        "from git_teddy.artifacts.symbols import file_symbols\n"
+        "print(json.dumps({name: [[s.line, s.name] for s in file_symbols(name, open(path).read())]"
+        f" for name, path in {[(p.name, str(p)) for p in (FIXTURES.glob('shapes.*'))]!r}}}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout)
+    assert [7, "area"] in found["shapes.py"]  # ast: members too
+    assert [25, "TotalArea"] in found["shapes.go"] and [18, "total_area"] in found["shapes.rs"]
+    assert [15, "total_area"] in found["shapes.c"] and [13, "total_area"] in found["shapes.rb"]
+
+
+def test_start_up_does_not_load_the_grammars() -> None:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "git_teddy", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()]
+    assert "git_teddy.cli.main" in imported
+    assert not [
+        name for name in imported if name.startswith(("tree_sitter", "git_teddy.artifacts.symbols"))
+    ]

@@ -11,8 +11,6 @@ problem of the plan in its snapshot (plan/parts.py), sent back to the model like
 import re
 from dataclasses import dataclass
 
-from git_teddy.artifacts.symbols import file_symbols, find
-
 LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 SYMBOL = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[?!]?$")
 SEPARATOR = " | "  # between a line's number and its text
@@ -75,6 +73,11 @@ def resolve(path: str, text: str, fragment: str) -> tuple[int, int]:
                 f"READ a range within lines 1-{total}, or the whole file",
             )
         return start, end
+    from git_teddy.artifacts.symbols import (
+        file_symbols,
+        find,
+    )  # not at start-up: the parser imports this module
+
     found = find(file_symbols(path, text), fragment)
     if not found:
         raise PartError(

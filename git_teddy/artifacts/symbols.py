@@ -234,10 +234,10 @@ def _python(text: str) -> list[Symbol]:
         module = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
-    return list(_python_body(module.body, 0))
+    return list(_python_body(module.body, 0, text.splitlines()))
 
 
-def _python_body(body: list[ast.stmt], depth: int) -> Iterator[Symbol]:
+def _python_body(body: list[ast.stmt], depth: int, lines: list[str]) -> Iterator[Symbol]:
     for node in body:
         if not isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -245,28 +245,23 @@ def _python_body(body: list[ast.stmt], depth: int) -> Iterator[Symbol]:
             continue
         end = node.end_lineno or node.lineno
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        refs = _words(lines[node.lineno : end])  # the body's, not the name's own line
         if isinstance(node, ast.ClassDef):
             bases = ", ".join(ast.unparse(base) for base in node.bases)
             head = f"class {node.name}({bases})" if bases else f"class {node.name}"
-            yield Symbol(node.name, line, end, head, depth, _python_refs(node))
+            yield Symbol(node.name, line, end, head, depth, refs)
             if depth + 1 <= MAX_DEPTH:
-                yield from _python_body(node.body, depth + 1)
+                yield from _python_body(node.body, depth + 1, lines)
         else:
             params = ", ".join(arg.arg for arg in node.args.args)
             head = f"{'async def' if isinstance(node, ast.AsyncFunctionDef) else 'def'}"
-            yield Symbol(
-                node.name, line, end, f"{head} {node.name}({params})", depth, _python_refs(node)
-            )
+            yield Symbol(node.name, line, end, f"{head} {node.name}({params})", depth, refs)
 
 
-def _python_refs(node: ast.AST) -> frozenset[str]:
-    names = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name):
-            names.add(child.id)
-        elif isinstance(child, ast.Attribute):
-            names.add(child.attr)
-    return frozenset(names)
+def _words(lines: list[str]) -> frozenset[str]:
+    """The names a body uses (a regular expression is ten times faster than a tree walk;
+    a name in a string or a comment counts too)."""
+    return frozenset(_WORD.findall("\n".join(lines)))
 
 
 # ---- tree-sitter ---------------------------------------------------------------------------------
@@ -334,7 +329,7 @@ def _definition(node: Any, grammar: str, depth: int) -> Symbol | None:
         node.end_point[0] + 1,
         _label(head),
         depth,
-        frozenset(_identifiers(body if body is not None else node)),
+        _words([(body if body is not None else node).text.decode("utf-8", "replace")]),
     )
 
 
@@ -368,15 +363,6 @@ def _text(node: Any) -> str | None:
     return name.rsplit("::", 1)[-1] or None
 
 
-def _identifiers(node: Any) -> Iterator[str]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type in _NAMES and current.child_count == 0:
-            yield current.text.decode("utf-8", "replace")
-        stack.extend(current.children)
-
-
 # ---- without a grammar ---------------------------------------------------------------------------
 
 
@@ -394,6 +380,6 @@ def pattern_symbols(text: str) -> list[Symbol]:
     for index, (number, name, depth, label) in enumerate(starts):
         after = (start for start, _, d, _ in starts[index + 1 :] if d <= depth)
         end = next(after, len(lines) + 1) - 1
-        refs = frozenset(_WORD.findall("\n".join(lines[number:end])))
+        refs = _words(lines[number:end])
         symbols.append(Symbol(name, number, max(end, number), label, depth, refs))
     return symbols
