@@ -73,10 +73,8 @@ def resolve(path: str, text: str, fragment: str) -> tuple[int, int]:
                 f"READ a range within lines 1-{total}, or the whole file",
             )
         return start, end
-    from git_teddy.artifacts.symbols import (
-        file_symbols,
-        find,
-    )  # not at start-up: the parser imports this module
+    # imported here, not at start-up: the plan parser imports this module
+    from git_teddy.artifacts.symbols import file_symbols, find
 
     found = find(file_symbols(path, text), fragment)
     if not found:
