@@ -3,8 +3,9 @@ one line) or a symbol (`#split_into`, a member as `#Stack.push`), read from the 
 shown with the file's line numbers.
 
 The entry keeps its fragment in the context lists (`app.py#L120-L180`), so it is counted,
-listed and PRUNEd like any entry. A fragment that is not a range or a name is a problem of
-the plan's form (parse.py); a range past the end or a name the file does not define is a
+listed and PRUNEd like any entry (a `#` followed by anything else is part of the file's
+name). A range starting at 0 or ending before it starts is a problem of the plan's form
+(parse.py); a range past the end or a name the file does not define is a
 problem of the plan in its snapshot (plan/parts.py), sent back to the model like the others.
 """
 
@@ -41,24 +42,25 @@ class Excerpt:
 
 
 def split_part(resource: str) -> tuple[str, str | None]:
-    """("app.py", "L120-L180") for `app.py#L120-L180`; (resource, None) for a whole file."""
+    """("app.py", "L120-L180") for `app.py#L120-L180`, ("app.py", "split_into") for
+    `app.py#split_into`; (resource, None) for a whole file, `C#.md` and `notes#1.txt` too."""
     path, mark, fragment = resource.rpartition("#")
     if not mark or not path or "://" in resource or resource.startswith("session:"):
+        return resource, None
+    if not (LINES.match(fragment) or SYMBOL.match(fragment)):
         return resource, None
     return path, fragment
 
 
 def fragment_problem(fragment: str) -> str | None:
-    """What is wrong with a fragment's form, None when it is a range or a name."""
+    """What is wrong with a range (`split_part` takes only ranges and names as parts)."""
     lines = LINES.match(fragment)
-    if lines:
-        start, end = int(lines[1]), int(lines[2] or lines[1])
-        if start < 1:
-            return "line numbers start at 1"
-        return None if end >= start else f"the range ends (line {end}) before it starts"
-    if SYMBOL.match(fragment):
+    if lines is None:
         return None
-    return f"`#{fragment}` is neither a line range (`#L120-L180`) nor a symbol's name"
+    start, end = int(lines[1]), int(lines[2] or lines[1])
+    if start < 1:
+        return "line numbers start at 1"
+    return None if end >= start else f"the range ends (line {end}) before it starts"
 
 
 def resolve(path: str, text: str, fragment: str) -> tuple[int, int]:
