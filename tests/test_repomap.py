@@ -1,7 +1,7 @@
 """The repository map and system information every context starts with: on the first turn of
 a fresh repository (no .teddy/global.context) in `git teddy context` and in what a real
-local model server receives; the budget cut said; Python symbols; no secret content; cached
-by tree id."""
+local model server receives; the budget cut said; symbols with line numbers, in nine
+languages; no secret content; cached by tree id."""
 
 import json
 import shutil
