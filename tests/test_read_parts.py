@@ -10,9 +10,9 @@ import pytest
 from git_teddy.artifacts.plan import check_plan
 from git_teddy.artifacts.read_parts import PartError, excerpt, fragment_problem, split_part
 from testing.commands import Teddy, git
-from testing.plans import create, plan_text
+from testing.plans import create, edit, plan_text
 from testing.repos import commit_files
-from testing.sessions import queue
+from testing.sessions import queue, report_of
 
 FIXTURES = Path(__file__).parent / "fixtures" / "symbols"
 PYTHON = (FIXTURES / "shapes.py").read_text()  # 27 lines
@@ -164,3 +164,26 @@ def test_a_range_past_the_end_or_an_unknown_symbol_is_sent_back(
     )
     assert "READ a range within lines 1-27, or the whole file" in problems
     assert "READ geo/shapes.py#perimeter: geo/shapes.py defines no symbol `perimeter`" in problems
+
+
+def test_a_part_the_plans_own_edit_removes_fails_its_read(
+    repo: Path, teddy: Teddy, env: dict, replies: Path
+) -> None:
+    """The READ runs after the plan's EDIT, on the files as they then are: the next turn's
+    snapshot, where its part would be read from."""
+    (repo / "geo").mkdir()
+    commit_files(repo, env, {"geo/shapes.py": PYTHON})
+    session = teddy.ok(repo, "new", "gone").stdout.strip()
+    report_fn = PYTHON[PYTHON.index("def report") :]
+    queue(
+        replies,
+        plan_text(
+            edit("geo/shapes.py", report_fn.rstrip("\n"), "# no report"),
+            read_part("geo/shapes.py", "report"),
+        ),
+    )
+    teddy.ok(repo, "plan", "-m", "Drop the report")
+    teddy(repo, "execute", "-y")
+    [edited, gone] = report_of(repo, env, session)["action_logs"]
+    assert edited["status"] == "SUCCESS" and gone["status"] == "FAILURE"
+    assert gone["details"]["error"] == "geo/shapes.py defines no symbol `report`"
