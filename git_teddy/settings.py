@@ -465,8 +465,8 @@ MAX_RESOURCE_BYTES = Integer(
 MAP_TOKENS = Integer(
     "teddy.mapTokens",
     "Tokens (counted as characters/4) of the repository map every context starts with: the "
-    "tracked files as a tree with sizes and Python symbols, the most relevant first, the cut "
-    "said; 0 leaves the map and the system information out.",
+    "tracked files as a tree with sizes and symbols (line numbers), the most relevant first, "
+    "the cut said; 0 leaves the map and the system information out.",
     default=1024,
     minimum=0,
     maximum=1_000_000,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from git_teddy.artifacts.paths import entry_problem
-from git_teddy.artifacts.repomap import python_symbols
+from git_teddy.artifacts.symbols import file_symbols
 from testing.commands import Result, Teddy, git
 
 # Valid Python that ast cannot build: it nests deeper than the parser's recursion limit.
@@ -75,7 +75,7 @@ def test_an_entry_outside_the_repository_in_a_committed_context_is_left_out(
 
 
 def test_entry_problems_and_unparsable_python_pure() -> None:
-    assert python_symbols(LONG_CHAIN) == []
+    assert file_symbols("chain.py", LONG_CHAIN) == []
     assert entry_problem("src/app.py") is None
     assert entry_problem("a/../../x") == "a/../../x leads outside the repository"
     assert entry_problem("C:/Windows") is not None

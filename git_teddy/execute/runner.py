@@ -14,6 +14,7 @@ from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan import PlanError, format_problems, parse_plan
 from git_teddy.artifacts.plan.models import Action, Create, EditFile, Execute, Memo, Plan, Read
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
+from git_teddy.artifacts.read_parts import split_part
 from git_teddy.artifacts.report import (
     ActionLog,
     ExecutionReport,
@@ -468,7 +469,7 @@ def _touched_paths(plan: Plan) -> list[str] | None:
         if isinstance(action, Create | EditFile):
             paths.append(action.path)
         elif isinstance(action, Read) and action.kind == "file":
-            paths.append(action.resource)
+            paths.append(split_part(action.resource)[0])
     return paths
 
 
