@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from git_teddy.artifacts.plan.bounds import Deadline
+from git_teddy.artifacts.plan.links import repair_line
 from git_teddy.artifacts.plan.models import ACTION_TYPES, normalize_action_name
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
@@ -48,6 +49,7 @@ class Sanitized:
     text: str
     origin: list[int]  # 1-based line in the input for each output line
     unclosed: int | None = None  # the line (of `text`) of a fence left open to the end
+    repairs: tuple[tuple[int, str], ...] = ()  # (line of the input, what) of links.py
 
 
 def parse_fence(line: str) -> Fence | None:
@@ -130,7 +132,38 @@ def _sanitize(text: str, deadline: Deadline | None) -> Sanitized:
         lines, origin = fixed, [origin[i] for i in kept]
         if not changed and not _find_title(lines)[0]:
             break
-    return Sanitized("\n".join(lines), origin, fixer.unclosed)
+    repairs = _repair_links(lines)
+    return Sanitized(
+        "\n".join(lines),
+        origin,
+        fixer.unclosed,
+        tuple((origin[index], what) for index, what in repairs),
+    )
+
+
+def _repair_links(lines: list[str]) -> list[tuple[int, str]]:
+    """Rewrite, in place, the path metadata lines outside code blocks that links.py repairs;
+    (index, what was changed) for each. The fences are unambiguous by now."""
+    repairs = []
+    open_fence: Fence | None = None
+    action: str | None = None
+    for index, line in enumerate(lines):
+        fence = parse_fence(line)
+        if open_fence is not None:
+            open_fence = None if _can_close(fence, open_fence) else open_fence
+            continue
+        if fence is not None:
+            open_fence = fence
+            continue
+        if line.lstrip().startswith("#"):
+            name = action_heading(line)
+            action = normalize_action_name(name) if name is not None else None
+            continue
+        fixed = repair_line(line, action) if action is not None else None
+        if fixed is not None:
+            lines[index], what = fixed
+            repairs.append((index, what))
+    return repairs
 
 
 def _find_title(lines: list[str]) -> tuple[int, Fence | None]:
