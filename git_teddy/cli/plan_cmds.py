@@ -20,7 +20,11 @@ from git_teddy.llm.clipboard import clipboard_tool, run_clipboard_tool
 @click.argument("file", metavar="FILE|-")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan, or the errors, as JSON.")
 def validate(file: str, as_json: bool) -> None:
-    """Check a plan: print a summary, or every problem with its line and a hint."""
+    """Check a plan: print a summary, or every problem with its line and a hint.
+
+    Repairs and code blocks left out are printed as warnings. The plan format is described
+    in docs/plan-format.md.
+    """
     checked = read_plan(read_text(file))
     plan, problems = checked.plan, list(checked.problems)
     echo_notes(checked.notes)
@@ -45,7 +49,8 @@ def validate(file: str, as_json: bool) -> None:
 @click.option("-i", "--in-place", is_flag=True, help="Rewrite FILE instead of printing.")
 @click.option("--clipboard", is_flag=True, help="Read the plan from the clipboard, write it back.")
 def preprocess(file: str | None, in_place: bool, clipboard: bool) -> None:
-    """Rewrite ambiguous code fences of a plan (stdin when no FILE) so it parses as meant."""
+    """Rewrite ambiguous code fences and path links of a plan (stdin when no FILE) so it
+    parses as meant; each link repaired is printed as a warning (docs/plan-format.md)."""
     if clipboard and (file or in_place):
         raise click.UsageError("--clipboard takes no FILE and no --in-place")
     if in_place and (file is None or file == "-"):
