@@ -88,7 +88,11 @@ def test_validated_paths_are_the_paths_execute_writes(
     commit_files(empty_repo, env, files)
     teddy.ok(empty_repo, "new", "paths")
     agent = original.metadata.get("Agent", "Dev").lower()  # the header names who plans
-    teddy.ok(empty_repo, "plan", "-m", "write", "-a", agent, "--from-file", str(plan_path))
+    planned = teddy.ok(
+        empty_repo, "plan", "-m", "write", "-a", agent, "--from-file", str(plan_path)
+    )
+    for note in read_plan(text).notes:  # each repair is reported, as validate reports it
+        assert f"warning: line {note.line}: {note.message}\n" in planned.stderr
     teddy.ok(empty_repo, "execute", "-y")
 
     assert changed_paths(empty_repo, env) == set(paths)
