@@ -11,6 +11,9 @@ block is followed by something else. Then the structure the format guarantees de
 nested openers with an info string are matched with their closers, and the block ends at
 the first closing fence followed by a section heading, an action heading, a `FIND:` or
 `REPLACE:` marker, or the end of the plan.
+
+With the fences settled, the path links of metadata lines whose meaning is clear are
+written as root-relative links (links.py); `Sanitized.repairs` says which, for the user.
 """
 
 import re
