@@ -2,6 +2,8 @@
 that once gave tracebacks or stopped every plan give an `error:` and a `hint:` (or are left
 out with a note). The real executable in real repositories."""
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from git_teddy.artifacts.paths import entry_problem
 from git_teddy.artifacts.symbols import file_symbols
 from testing.commands import Result, Teddy, git
+from testing.plans import plan_text
 
 # Valid Python that ast cannot build: it nests deeper than the parser's recursion limit.
 LONG_CHAIN = "x = " + "+".join(["1"] * 20_000) + "\n"
@@ -80,3 +83,52 @@ def test_entry_problems_and_unparsable_python_pure() -> None:
     assert entry_problem("a/../../x") == "a/../../x leads outside the repository"
     assert entry_problem("C:/Windows") is not None
     assert entry_problem(".git/config") is not None
+
+
+# ---- item 10: a folder teddy cannot write, a full disk --------------------------------------
+
+
+def _run_privileged(*command: str) -> bool:
+    """Run a command that needs root (chattr, mount); False when this machine refuses it."""
+    return subprocess.run(command, capture_output=True, check=False).returncode == 0
+
+
+def test_an_unwritable_derived_state_folder_is_an_error_with_a_hint(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    teddy.ok(repo, "new", "work")
+    state = repo / ".git" / "teddy"
+    state.mkdir(exist_ok=True)
+    if not _run_privileged("chattr", "+i", str(state)):  # immutable: refused even to root
+        pytest.skip("chattr +i is not allowed here")
+    try:
+        (repo.parent / "plan.md").write_text(plan_text("### `CHAT_WITH_USER`\nNoted.\n"))
+        result = teddy(repo, "plan", "-m", "hi", "--from-file", str(repo.parent / "plan.md"))
+    finally:
+        _run_privileged("chattr", "-i", str(state))
+    refused(result, "could not write", "run the same command again")
+    teddy.ok(repo, "plan", "-m", "hi", "--from-file", str(repo.parent / "plan.md"))
+
+
+def test_a_full_disk_is_an_error_and_leaves_no_lock_behind(
+    tmp_path: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    small = tmp_path / "small"
+    small.mkdir()
+    if not _run_privileged("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(small)):
+        pytest.skip("mounting a small file system is not allowed here")
+    try:
+        repo = small / "repo"
+        git(small, env, "init", "-q", "-b", "main", str(repo))
+        (repo / "a.txt").write_text("a\n")
+        git(repo, env, "add", "a.txt")
+        git(repo, env, "commit", "-qm", "a")
+        (repo / "big.bin").write_bytes(os.urandom(1_500_000))  # its snapshot fills the disk
+        result = teddy(repo, "new", "work")
+        refused(result, "the disk is full")
+        assert "Exception ignored" not in result.stderr
+        assert not list((repo / ".git").rglob("*.lock"))
+        git(repo, env, "fsck", "--strict", "--no-dangling")
+        assert git(repo, env, "for-each-ref", "--format=%(refname)") == "refs/heads/main\n"
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
