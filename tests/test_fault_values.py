@@ -10,8 +10,9 @@ import pytest
 
 from git_teddy.artifacts.paths import entry_problem
 from git_teddy.artifacts.symbols import file_symbols
-from testing.commands import Result, Teddy, git
-from testing.plans import plan_text
+from testing.commands import Result, Teddy, git, run
+from testing.plans import create, plan_text
+from testing.sessions import start
 
 # Valid Python that ast cannot build: it nests deeper than the parser's recursion limit.
 LONG_CHAIN = "x = " + "+".join(["1"] * 20_000) + "\n"
@@ -132,3 +133,51 @@ def test_a_full_disk_is_an_error_and_leaves_no_lock_behind(
         assert git(repo, env, "for-each-ref", "--format=%(refname)") == "refs/heads/main\n"
     finally:
         subprocess.run(["umount", str(small)], check=False)
+
+
+# ---- item 8: a snapshot holding paths git refuses ------------------------------------------
+
+
+def _hostile_result(repo: Path, env: dict[str, str], session: str) -> None:
+    """Turn 01's result replaced, as a teammate's rewritten session would have it: a changed
+    a.txt beside `sub/.git/x` (which git never checks out)."""
+    ref = f"refs/heads/teddy/{session}/main"
+    report = git(repo, env, "rev-parse", ref).strip()
+    message = git(repo, env, "log", "-1", "--format=%B", report)
+    old = message.split("Teddy-Snapshot: ", 1)[1].split()[0]
+
+    def mktree(listing: str) -> str:
+        return run(["git", "mktree"], repo, env, input=listing, check=True).stdout.strip()
+
+    blob = run(["git", "hash-object", "-w", "--stdin"], repo, env, input="evil\n").stdout.strip()
+    hooks = mktree(f"100644 blob {blob}\tx\n")
+    dotgit = mktree(f"040000 tree {hooks}\t.git\n")
+    listing = git(repo, env, "ls-tree", old).replace("\ta.txt", "\told-a.txt")
+    tree = mktree(listing + f"100644 blob {blob}\ta.txt\n040000 tree {dotgit}\tsub\n")
+    snapshot = git(repo, env, "commit-tree", tree, "-m", "by hand").strip()
+    parents = git(repo, env, "log", "-1", "--format=%P", report).split()
+    rewritten = git(
+        repo,
+        env,
+        "commit-tree",
+        f"{report}^{{tree}}",
+        *[arg for parent in parents for arg in ("-p", parent)],
+        "-m",
+        message.replace(old, snapshot),
+    ).strip()
+    git(repo, env, "update-ref", ref, rewritten, report)
+
+
+def test_a_snapshot_with_paths_git_refuses_is_refused_before_anything_is_written(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    (repo / "a.txt").write_text("mine\n")
+    git(repo, env, "add", "a.txt")
+    git(repo, env, "commit", "-qm", "a")
+    session = start(repo, teddy, create("b.txt", "b\n"))
+    teddy.ok(repo, "execute", "-y")
+    _hostile_result(repo, env, session)
+    result = teddy(repo, "restore", "01", "--force")
+    refused(result, "sub/.git/x points into .git", "nothing was changed")
+    assert (repo / "a.txt").read_text() == "mine\n"  # not half-restored
+    assert not (repo / "sub").exists() and not (repo / "old-a.txt").exists()
