@@ -3,6 +3,7 @@ that once gave tracebacks or stopped every plan give an `error:` and a `hint:` (
 out with a note). The real executable in real repositories."""
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -181,3 +182,30 @@ def test_a_snapshot_with_paths_git_refuses_is_refused_before_anything_is_written
     refused(result, "sub/.git/x points into .git", "nothing was changed")
     assert (repo / "a.txt").read_text() == "mine\n"  # not half-restored
     assert not (repo / "sub").exists() and not (repo / "old-a.txt").exists()
+
+
+# ---- item 13: LFS configured, git-lfs not installed -----------------------------------------
+
+
+def test_lfs_without_git_lfs_fails_the_turn_naming_it_and_the_session_goes_on(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    if shutil.which("git-lfs", path=env.get("PATH")):
+        pytest.skip("git-lfs is installed here")
+    (repo / ".gitattributes").write_text("*.bin filter=lfs diff=lfs merge=lfs -text\n")
+    git(repo, env, "add", ".gitattributes")
+    git(repo, env, "commit", "-qm", "lfs")
+    for key, value in {
+        "filter.lfs.required": "true",
+        "filter.lfs.clean": "git-lfs clean -- %f",
+        "filter.lfs.smudge": "git-lfs smudge -- %f",
+        "filter.lfs.process": "git-lfs filter-process",
+    }.items():
+        git(repo, env, "config", key, value)
+    start(repo, teddy, create("x.bin", "binary\n"))
+    failed = teddy(repo, "execute", "-y")
+    assert failed.returncode != 0 and "Traceback" not in failed.stderr
+    assert "git-lfs" in failed.stderr and "hint:" in failed.stderr
+    assert not (repo / "x.bin").exists()  # nothing applied
+    (repo.parent / "next.md").write_text(plan_text("### `CHAT_WITH_USER`\nNoted.\n"))
+    teddy.ok(repo, "plan", "-m", "next", "--from-file", str(repo.parent / "next.md"))  # not stuck
