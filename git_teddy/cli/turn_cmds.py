@@ -267,6 +267,8 @@ def undo(session: str | None, dry_run: bool) -> int:
     click.echo(
         f"undid turn {done.turn} of {done.session}: {len(done.changed)} file(s) changed{how}"
     )
+    if done.uncommitted:
+        click.echo(f"removed commit {done.uncommitted[:12]} (teddy.autoCommit) from your branch")
     for note in done.notes:
         click.echo(note, err=True)
     if done.conflicts:

@@ -10,12 +10,16 @@ change; a text conflict gets markers, any other keeps the user's version). Eithe
 current files are saved first, and the command says how to get them back: undo is itself
 undone by `restore`. Each undo is a session commit (`Teddy-Phase: undo`, `Teddy-Undone`),
 so a second undo takes back the turn applied before that one.
+
+A result teddy.autoCommit committed is taken off the branch with the files while that
+commit is HEAD and unpushed (the branch back to its parent, the index entries of its paths
+with it); otherwise undo refuses before changing anything and names the `git revert`.
 """
 
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import REPORT, TURN_RECORD
-from git_teddy.artifacts.report import parse_report
+from git_teddy.artifacts.report import RunSummary, parse_report
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
@@ -25,13 +29,16 @@ from git_teddy.gitstore.apply import (
     applied_tree,
     apply_to_worktree,
     changes_between_trees,
+    tree_changes,
 )
+from git_teddy.gitstore.usercommit import is_pushed, uncommit
 from git_teddy.session.models import TurnCommit
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
 from git_teddy.session.workspace import Workspace
 
 UNDO_PHASE = "undo"
 UNDONE_TRAILER = "Teddy-Undone"
+SHORT = 12  # digits of a commit id shown
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ class Applied:
     turn: str
     before: str  # the user's files before applying (a snapshot)
     after_tree: str  # the tree applying put in the working tree
+    committed: str | None  # the commit teddy.autoCommit made of it
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,7 @@ class Undone:
     conflicts: list[str]
     merged: bool  # the files had moved on since applying: a three-way merge
     notes: list[str]  # submodules left as they are (GitlinkNote lines)
+    uncommitted: str | None  # the auto-commit of the turn taken off the branch
 
 
 def undone_turns(store: SessionStore, session: str) -> set[str]:
@@ -65,12 +74,16 @@ def undone_turns(store: SessionStore, session: str) -> set[str]:
     return undone
 
 
-def _was_applied(store: SessionStore, report: TurnCommit) -> bool:
+def _applied(store: SessionStore, report: TurnCommit) -> RunSummary | None:
+    """The run summary of a turn whose result was applied to the user's files, else None."""
     text = store.read_session_file(report.commit, f"{report.turn}/{REPORT}")
     if text is None:
-        return False
-    applied = parse_report(text).run_summary.applied
-    return applied is True or (isinstance(applied, str) and applied.startswith("conflicts"))
+        return None
+    summary = parse_report(text).run_summary
+    applied = summary.applied
+    if applied is True or (isinstance(applied, str) and applied.startswith("conflicts")):
+        return summary
+    return None
 
 
 def _saved_before(store: SessionStore, session: str, turn: str) -> str | None:
@@ -88,7 +101,8 @@ def last_applied(store: SessionStore, session: str) -> Applied:
     undone = undone_turns(store, session)
     reports = [c for c in store.turn_commits(session) if c.phase == "report" and c.snapshot]
     for report in reversed(reports):
-        if report.turn in undone or not _was_applied(store, report):
+        summary = None if report.turn in undone else _applied(store, report)
+        if summary is None:
             continue
         tree = store.repo.read_commit(report.commit).tree
         base = base_snapshot(store.repo.read_file(tree, f"{report.turn}/{TURN_RECORD}"))
@@ -97,7 +111,7 @@ def last_applied(store: SessionStore, session: str) -> Applied:
         before = _saved_before(store, session, report.turn) or base
         label = f"turn {report.turn}"  # as execute labelled the merge
         after = applied_tree(store.repo, base, report.snapshot, before, label)
-        return Applied(report.turn, before, after)
+        return Applied(report.turn, before, after, summary.committed)
     applied_any = any(r.turn in undone for r in reports)
     raise TeddyError(
         f"nothing to undo: no turn of session {session} is applied to your files"
@@ -115,10 +129,39 @@ def preview(ws: Workspace, session: str) -> tuple[str, list[str]]:
     return applied.turn, [c.path for c in changes]
 
 
+def _commit_to_remove(ws: Workspace, applied: Applied) -> str | None:
+    """The auto-commit of the turn when undo takes it back with the files (HEAD, unpushed);
+    None when there is none, or it is no longer in HEAD's history (the user took it back).
+    A TeddyError with the `git revert` to run when it cannot be removed."""
+    commit, repo = applied.committed, ws.repo
+    head = repo.head_commit()
+    if commit is None or head is None or not repo.object_exists(commit):
+        return None
+    if head != commit and not repo.descends_from(head, commit):
+        return None
+    why = (
+        "commits came after it"
+        if head != commit
+        else "it is pushed"
+        if is_pushed(repo, commit)
+        else "it is the first commit"
+        if not repo.read_commit(commit).parents
+        else None
+    )
+    if why is None:
+        return commit
+    raise TeddyError(
+        f"turn {applied.turn} was committed as {commit[:SHORT]} and {why}: undo removes only "
+        "an unpushed last commit",
+        f"take it back with a new commit: `git revert {commit[:SHORT]}`",
+    )
+
+
 def undo_last(ws: Workspace, session: str) -> Undone:
     """Take back the last applied turn of `session` (see the module's docstring)."""
     store, repo = ws.store, ws.repo
     applied = last_applied(store, session)
+    remove = _commit_to_remove(ws, applied)
     label = f"undoing turn {applied.turn}"
     # The applied state as a commit: the merge base of the user's files now and the
     # state to go back to, which are both made on top of it.
@@ -131,6 +174,10 @@ def undo_last(ws: Workspace, session: str) -> Undone:
     back = repo.write_commit(
         repo.read_commit(applied.before).tree, [after], f"teddy: turn {applied.turn} undone"
     )
+    if remove:  # the branch and index first: a killed run leaves the files to undo again
+        parent = repo.read_commit(remove).parents[0]
+        uncommit(repo, remove, [c.path for c in tree_changes(repo, parent, remove)])
+        reached("undo.uncommitted")
     try:
         result = apply_to_worktree(repo, after, back, saved, f"before turn {applied.turn}")
     except CannotApply:
@@ -150,4 +197,5 @@ def undo_last(ws: Workspace, session: str) -> Undone:
         result.conflicts,
         result.merged,
         notes,
+        remove,
     )
