@@ -84,7 +84,7 @@ def test_every_turn_with_its_message_plan_report_and_context(page: str, story: S
         assert unescape(message) in unescape(body), turn
         assert "<h4>Report" in body and "not executed yet" not in body, turn
         plan = story.file(f"{turn}/plan.md")
-        assert plan.splitlines()[0] in unescape(body), turn  # the plan's title
+        assert plan.splitlines()[0].lstrip("# ") in unescape(body), turn  # the plan's title
         collapsed = f'<details class="context" data-turn="{turn}"><summary>'
         assert collapsed in body, turn  # collapsed, filled when opened
         pieces, turns = contexts_of(page)

@@ -54,7 +54,18 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
         _turn(c, files, record, change, names_by_id)
         for c, files, record, change in zip(latest, folders, records, changes, strict=True)
     ]
-    return SessionPage(session, log, turns, sorted(branches), problem)
+    executed = [c.snapshot for c in commits if c.phase == "report" and c.snapshot]
+    first = next((record for record in records if record), None)
+    whole = _whole_change(store.repo, first, executed[-1] if executed else None)
+    return SessionPage(session, log, turns, sorted(branches), problem, whole)
+
+
+def _whole_change(repo: GitRepo, first: TurnRecord | None, last: str | None) -> str | None:
+    """The session's change as one patch: the first turn's base to the newest result."""
+    if first is None or last is None or _no_change(repo, first, last) is not None:
+        return None
+    patch, _ = redact(repo.diff_texts([(first.base_snapshot, last)])[0])
+    return patch or None
 
 
 def _turn(
