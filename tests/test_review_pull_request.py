@@ -64,3 +64,14 @@ def test_the_page_has_the_sessions_files_changed_and_plans_collapsed() -> None:
     assert "<em>text</em>" in page
     empty = render_page(SessionPage("s", None, [turn("01")], ["main"]))
     assert "no changes to the project yet" in empty
+
+
+def test_the_session_list_has_a_cost_column() -> None:
+    from git_teddy.index.rows import SessionRow
+    from git_teddy.review.listing import render_list
+
+    values = dict.fromkeys(SessionRow._fields, "")
+    values.update(id="2026-01-01-x", status="active", tokens=1200, cost=0.0125, turns=2)
+    page = render_list([SessionRow(**values)], {}, 1)  # type: ignore[arg-type]
+    assert "<th>tokens</th><th>cost</th></tr>" in page
+    assert "<td>1,200</td><td>$0.0125</td></tr>" in page
