@@ -157,3 +157,23 @@ def test_restore_base_and_00_give_the_sessions_starting_state(
     teddy.ok(repo, "restore", "03", "--force")
     teddy.ok(repo, "restore", f"{session}/base", "--force")
     assert files_of(repo) == start
+
+
+def test_a_killed_undo_is_told_and_run_again_finishes_it(
+    repo: Path, teddy: Teddy, env: dict, replies: Path
+) -> None:
+    queue(replies, plan_text(edit("app.py", "hello", "bye")))
+    teddy.ok(repo, "new", "killed")
+    teddy.ok(repo, "plan", "-m", "change it")
+    teddy.ok(repo, "execute", "-y")
+    (repo / "mine.txt").write_text("mine\n")  # an edit of the user's after applying
+    mine = files_of(repo)
+    teddy.killed_at("undo.placed", repo, "undo")  # files placed, the undo not recorded
+    assert (repo / "app.py").read_text() == "print('hello')\n"
+    again = teddy.ok(repo, "undo")  # the next command tells; the undo finishes, no change
+    assert "note: an interrupted `git teddy` (undoing turn 01" in again.stderr
+    assert "undid turn 01" in again.stdout and ": 0 file(s) changed" in again.stdout
+    assert (repo / "mine.txt").read_text() == "mine\n"
+    saved = again.stderr.split("to get them back: ")[1].split()
+    teddy.ok(repo, *saved[2:], "--force")
+    assert files_of(repo) == mine
