@@ -75,3 +75,11 @@ def test_the_session_list_has_a_cost_column() -> None:
     page = render_list([SessionRow(**values)], {}, 1)  # type: ignore[arg-type]
     assert "<th>tokens</th><th>cost</th></tr>" in page
     assert "<td>1,200</td><td>$0.0125</td></tr>" in page
+
+
+def test_a_turn_names_who_planned_it() -> None:
+    authored = TurnPage(
+        "01", "main", None, "dev", "gpt-4.1", "success", "do it", "# P\n", "", None, author="Ann"
+    )
+    page = render_page(SessionPage("s", None, [authored], ["main"]))
+    assert '<p class="figures">by Ann · agent dev · branch main · gpt-4.1</p>' in page

@@ -37,6 +37,7 @@ class TurnPage:
     cost: float | None = None
     diff: str | None = None  # the patch from the turn's base to its result
     diff_note: str | None = None  # why there is no patch
+    author: str | None = None  # who planned the turn (its plan commit's author, by name)
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,8 @@ def callout_html(callout: Callout) -> str:
 
 def _turn(turn: TurnPage) -> str:
     figures = [f"agent {turn.agent}", f"branch {turn.branch}"]
+    if turn.author:
+        figures.insert(0, f"by {turn.author}")
     if turn.model:
         figures.append(turn.model)
     if turn.tokens_in is not None or turn.tokens_out is not None:

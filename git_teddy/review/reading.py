@@ -50,8 +50,9 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
         store.repo,
         [(record, results.get(c.turn)) for record, c in zip(records, latest, strict=True)],
     )
+    planners = _planners(store, commits)
     turns = [
-        _turn(c, files, record, change, names_by_id)
+        _turn(c, files, record, change, names_by_id, planners.get(c.turn))
         for c, files, record, change in zip(latest, folders, records, changes, strict=True)
     ]
     executed = [c.snapshot for c in commits if c.phase == "report" and c.snapshot]
@@ -74,6 +75,7 @@ def _turn(
     record: TurnRecord | None,
     change: tuple[str | None, str | None],
     names_by_id: dict[str, str],
+    author: str | None,
 ) -> TurnPage:
     parent_id = record.parent_id if record else commit.parent_id
     return TurnPage(
@@ -93,7 +95,18 @@ def _turn(
         cost=record.cost if record else commit.cost,
         diff=change[0],
         diff_note=change[1],
+        author=author,
     )
+
+
+def _planners(store: SessionStore, commits: list[TurnCommit]) -> dict[str, str]:
+    """Who planned each turn: the name its plan commit's author has (the email left out)."""
+    planners = {}
+    for commit in commits:
+        if commit.phase == "plan":
+            author = store.repo.read_commit(commit.commit).author
+            planners[commit.turn] = author.split(" <", 1)[0].strip() or author
+    return planners
 
 
 def _text(data: bytes | None) -> str:

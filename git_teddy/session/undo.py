@@ -32,6 +32,7 @@ from git_teddy.gitstore.apply import (
     tree_changes,
 )
 from git_teddy.gitstore.usercommit import is_pushed, uncommit
+from git_teddy.session.claims import claim_session
 from git_teddy.session.models import TurnCommit
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
 from git_teddy.session.workspace import Workspace
@@ -158,7 +159,13 @@ def _commit_to_remove(ws: Workspace, applied: Applied) -> str | None:
 
 
 def undo_last(ws: Workspace, session: str) -> Undone:
-    """Take back the last applied turn of `session` (see the module's docstring)."""
+    """Take back the last applied turn of `session` (see the module's docstring), holding
+    the session as `plan` and `execute` do: no turn is applied meanwhile."""
+    with claim_session(ws.store, session, "undo"):
+        return _undo_last(ws, session)
+
+
+def _undo_last(ws: Workspace, session: str) -> Undone:
     store, repo = ws.store, ws.repo
     applied = last_applied(store, session)
     remove = _commit_to_remove(ws, applied)
