@@ -38,6 +38,7 @@ from git_teddy.artifacts.plan.validate import (
     check_rationale,
     check_url,
 )
+from git_teddy.artifacts.read_parts import PART_HINT, fragment_problem, split_part
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.plan.markdown import BoundedParser
@@ -576,6 +577,8 @@ class _ActionBuilder:
             return kind, target
         check = check_url if kind == "url" else check_path
         self.plan.problems.extend(check(target, item.line, self.where))
+        if kind == "file":  # a part of the file: `#L120-L180`, `#split_into`
+            self.plan.problems.extend(_part_problems(target, item.line, self.where))
         return kind, target
 
     def handoff_resources(self) -> list[str]:
@@ -845,6 +848,12 @@ def _target(plan: _PlanBuilder, item: _Item) -> str:
     if links:
         return str(links[0].destination)
     return _strip_wrapping(item.value)
+
+
+def _part_problems(target: str, line: int, where: str) -> list[Problem]:
+    fragment = split_part(target)[1]
+    problem = fragment_problem(fragment) if fragment is not None else None
+    return [Problem(line, f"{where}: {problem}", PART_HINT)] if problem else []
 
 
 def _strip_wrapping(value: str) -> str:
