@@ -500,6 +500,14 @@ APPLY = Choice(
     ("auto", "ask", "never"),
     "auto",
 )
+AUTO_COMMIT = Flag(
+    "teddy.autoCommit",
+    "Whether an applied turn's result is committed to your branch (`git commit` of the "
+    "turn's files only, your hooks run): the plan's title as subject, the turn's message "
+    "and Teddy-Session/Teddy-Turn trailers below. Not when the turn merged with your edits "
+    "of its files. `git teddy undo` removes such a commit while it is HEAD and unpushed.",
+    default=False,
+)
 SIGN = Choice(
     "teddy.sign",
     "Whether session commits are signed like git's (gpg.format, user.signingKey): auto "
@@ -589,6 +597,7 @@ REGISTRY: tuple[Setting, ...] = (
     WEB_ALLOW_PRIVATE,
     REDACT_REQUESTS,
     APPLY,
+    AUTO_COMMIT,
     SIGN,
     EXECUTE_TIMEOUT,
     EXECUTE_OUTPUT_CAP,

@@ -84,7 +84,7 @@ def test_every_turn_with_its_message_plan_report_and_context(page: str, story: S
         assert unescape(message) in unescape(body), turn
         assert "<h4>Report" in body and "not executed yet" not in body, turn
         plan = story.file(f"{turn}/plan.md")
-        assert plan.splitlines()[0] in unescape(body), turn  # the plan's title
+        assert plan.splitlines()[0].lstrip("# ") in unescape(body), turn  # the plan's title
         collapsed = f'<details class="context" data-turn="{turn}"><summary>'
         assert collapsed in body, turn  # collapsed, filled when opened
         pieces, turns = contexts_of(page)
@@ -112,10 +112,11 @@ def test_contexts_are_stored_once_per_distinct_piece(page: str, story: Story) ->
     assert "</" not in block.split("</script>", 1)[0]  # no text can close the block early
 
 
-def test_tokens_cost_and_model(page: str) -> None:
+def test_tokens_cost_model_and_author(page: str) -> None:
     body = section(page, "02")
     assert "tokens in 2,000 / out 200" in body or "tokens in 3,000 / out 300" in body
     assert "cost $" in body and MODEL in body
+    assert "by Test Author · agent " in body  # who planned it (the plan commit's author)
 
 
 def test_approvals_and_rejections_with_reasons(page: str) -> None:
@@ -154,11 +155,12 @@ def test_hunks_are_syntax_highlighted(page: str) -> None:
     """check.py's lines are Python: its strings are coloured, and the colours are styled."""
     hunks = section(page, "02")
     assert '<span class="s">&#x27;check passed&#x27;</span>' in hunks
-    assert re.search(r'<div class="add">\+print\(<span class="s">', hunks)
+    numbers = r'<span class="ln"></span><span class="ln">\d+</span>'  # old, new line
+    assert re.search(rf'<div class="add">{numbers}\+print\(<span class="s">', hunks)
     for token in ("k", "s", "c", "n"):
         assert f".diff .{token}{{" in page, token
     # the file header and hunk header are never coloured as code
-    assert '<div class="file">diff --git a/check.py b/check.py</div>' in hunks
+    assert '<summary class="file">diff --git a/check.py b/check.py</summary>' in hunks
 
 
 def test_the_session_log_and_frontmatter(page: str, story: Story) -> None:

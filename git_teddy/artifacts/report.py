@@ -22,6 +22,7 @@ class RunSummary(BaseModel):
     snapshot: str | None = None
     applied: bool | str = False  # True, False, or why not ("conflict", "never", ...)
     notes: list[str] = Field(default_factory=list)  # what the result leaves out, and why
+    committed: str | None = None  # the commit teddy.autoCommit made of the applied result
 
 
 class MemoReport(BaseModel):
@@ -70,6 +71,8 @@ def render_report(report: ExecutionReport) -> str:
     data = report.model_dump(mode="json")
     if not data["run_summary"]["notes"]:
         del data["run_summary"]["notes"]  # reports without notes read as they always did
+    if data["run_summary"]["committed"] is None:
+        del data["run_summary"]["committed"]
     return yaml.dump(data, Dumper=_LiteralBlocks, sort_keys=False, allow_unicode=True, width=100)
 
 

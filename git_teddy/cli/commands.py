@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "drop": "git_teddy.cli.context_cmds:drop",
     "branch": "git_teddy.cli.turn_cmds:branch",
     "restore": "git_teddy.cli.turn_cmds:restore",
+    "undo": "git_teddy.cli.turn_cmds:undo",
     "saved": "git_teddy.cli.session_cmds:saved",
     "stats": "git_teddy.cli.index_cmds:stats",
     "index": "git_teddy.cli.index_cmds:index",

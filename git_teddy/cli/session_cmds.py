@@ -39,11 +39,20 @@ def new(name: str, channel: str | None) -> None:
 @click.command()
 @click.argument("target", required=False, metavar="[SESSION[/TURN]]")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--context",
+    "with_context",
+    is_flag=True,
+    help="With SESSION/TURN: also show the context the model got (_context.log, "
+    "system_prompt.xml), after the rest.",
+)
 @color_option
 @page_output
-def show(target: str | None, as_json: bool) -> None:
+def show(target: str | None, as_json: bool, with_context: bool) -> None:
     """Show a session (default: this worktree's current one): its summary, its turns and its log
-    (session.md, callouts formatted in a terminal); or, with SESSION/TURN, one turn's files."""
+    (session.md, callouts formatted in a terminal); or, with SESSION/TURN, one turn's files
+    in reviewer order: your message, the plan, the report, then the rest (the context the
+    model got only with --context)."""
     ws = open_workspace()
     store = ws.store
     if target and "/" in target:
@@ -53,7 +62,8 @@ def show(target: str | None, as_json: bool) -> None:
         if as_json:
             echo_json(views.turn_json(ref.session, ref.turn, commits, files))
         else:
-            click.echo(printable(views.turn_text(ref.session, ref.turn, commits, files)))
+            text = views.turn_text(ref.session, ref.turn, commits, files, with_context)
+            click.echo(printable(text))
         return
     from git_teddy.cli.color import use_color
     from git_teddy.cli.log_display import display_log

@@ -1,5 +1,6 @@
 """`git teddy plan` and `git teddy execute`: one turn, planned then executed."""
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,6 +149,7 @@ def execute(session: str | None, yes: bool) -> int:
     if result.apply and result.apply.applied:
         how = "merged with your edits" if result.apply.merged else "applied"
         click.echo(f"{how}: {len(result.apply.changed_paths)} file(s) changed in your working tree")
+        click.echo(f"to undo: {undo_command(session_id if session else None)}", err=True)
         if result.apply.conflicts:
             _show_conflicts(result.apply, result.turn.turn, result.user_state, summary.snapshot)
     else:
@@ -189,6 +191,11 @@ def _show_conflicts(
         click.echo(f"resolve them and carry on; to undo the whole apply: {back}", err=True)
 
 
+def undo_command(session: str | None) -> str:
+    """The undo of an execute: `-s` kept when the command named the session."""
+    return f"git teddy undo -s {shlex.quote(session)}" if session else "git teddy undo"
+
+
 def execute_exit_code(status: str, not_applied: bool, conflicts: bool) -> int:
     """`execute`'s exit status, git-style: 0 only when the turn went as planned."""
     if status == "ABORTED":
@@ -201,21 +208,29 @@ def execute_exit_code(status: str, not_applied: bool, conflicts: bool) -> int:
 
 
 @click.command()
-@click.argument("target", metavar="TURN|SNAPSHOT")
+@click.argument("target", metavar="TURN|base|SNAPSHOT")
 @click.option("-s", "--session", help=SESSION_HELP)
 @click.option("--force", is_flag=True, help="Overwrite changes you made by hand (they are saved).")
 def restore(target: str, session: str | None, force: bool) -> None:
-    """Make your working tree the project state after TURN (or a saved SNAPSHOT); HEAD, the
-    branch and the index stay as they are, and your current files are saved first. A
-    SNAPSHOT is looked for in the session (-s, else this worktree's current one) first,
-    then in the others; the output names the session used."""
-    from git_teddy.session.restore import restore_command, restore_turn, told_saved_state
+    """Make your working tree the project state after TURN, the session's starting state
+    (`base` or `00`), or a saved SNAPSHOT; HEAD, the branch and the index stay as they
+    are, and your current files are saved first. A SNAPSHOT is looked for in the session
+    (-s, else this worktree's current one) first, then in the others; the output names the
+    session used."""
+    from git_teddy.session.restore import (
+        is_base,
+        restore_command,
+        restore_turn,
+        told_saved_state,
+    )
 
     ws = open_workspace()
     if session is not None:
         session = session_for(ws, session)
     done = restore_turn(ws, target, session, force)
     what = f"turn {done.turn}" if done.turn else f"snapshot {done.target[:12]}"
+    if is_base(target):
+        what = f"the base ({done.target[:12]})"
     click.echo(f"restored {what} of {done.session}: {len(done.changed)} file(s) changed")
     for note in done.notes:  # submodules left as they are, as git checkout leaves them
         click.echo(note, err=True)
@@ -226,6 +241,50 @@ def restore(target: str, session: str | None, force: bool) -> None:
     back = restore_command(done.session, done.saved)
     click.echo(f"your previous files are saved; to return to them: {back}")
     told_saved_state(ws, done.session)
+
+
+@click.command()
+@click.option("-s", "--session", help=SESSION_HELP)
+@click.option(
+    "-n", "--dry-run", is_flag=True, help="Only say which turn and files undo would change."
+)
+def undo(session: str | None, dry_run: bool) -> int:
+    """Put your files back as they were before the last applied turn (the state execute
+    saved before applying); run it again to undo the turn before. Edits you made since are
+    merged in as `git stash pop` merges; your current files are saved first, and the output
+    says how to return to them. HEAD, the branch and the index stay as they are.
+
+    Exit status: 0 done; 7 your later edits conflicted with the undo, conflicts left to
+    resolve (1: refused, nothing done)."""
+    from git_teddy.session.restore import restore_command, told_saved_state
+    from git_teddy.session.undo import preview, undo_last
+
+    ws = open_workspace()
+    session_id = session_for(ws, session)
+    if dry_run:
+        turn, paths = preview(ws, session_id)
+        click.echo(f"undo would take back turn {turn} of {session_id}: {len(paths)} file(s)")
+        for path in paths:
+            click.echo(printable(f"  {path}"))
+        return 0
+    done = undo_last(ws, session_id)
+    how = " (merged with your later edits)" if done.merged else ""
+    click.echo(
+        f"undid turn {done.turn} of {done.session}: {len(done.changed)} file(s) changed{how}"
+    )
+    if done.uncommitted:
+        click.echo(f"removed commit {done.uncommitted[:12]} (teddy.autoCommit) from your branch")
+    for note in done.notes:
+        click.echo(note, err=True)
+    if done.conflicts:
+        click.echo(
+            f"conflicts (markers: yours / before turn {done.turn}) in: "
+            + printable(", ".join(done.conflicts))
+        )
+    back = restore_command(done.session, done.saved)
+    click.echo(f"your files before the undo are saved; to return to them: {back}")
+    told_saved_state(ws, done.session)
+    return EXIT_CONFLICTS if done.conflicts else 0
 
 
 @click.command()

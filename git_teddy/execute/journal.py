@@ -43,6 +43,7 @@ class Journal(BaseModel):
     notes: list[str] = Field(default_factory=list)
     user_state: str | None = None  # the user's files, saved before applying
     applied: bool | str | None = None  # how applying ended, once it has
+    committed: str | None = None  # the commit teddy.autoCommit made of it
 
 
 class JournalFile:

@@ -27,6 +27,7 @@ from git_teddy.artifacts.yamlio import YAML_LIMIT
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import describe, format_memos
+from git_teddy.execute.autocommit import commit_result
 from git_teddy.execute.journal import (
     INTERRUPTED,
     JournalFile,
@@ -426,6 +427,10 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
         if done.applied is None:
             applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
             journal.update(user_state=user_state, applied=applied_note)
+            if applied and user_state:
+                states = (user_state, snapshot)
+                committed = commit_result(ws, ui, turn, plan.title, states, applied)
+                journal.update(committed=committed)
         else:  # applied by the interrupted run
             applied, user_state, applied_note = None, done.user_state, done.applied
     summary = RunSummary(
@@ -436,6 +441,7 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
         snapshot=snapshot,
         applied=applied_note,
         notes=notes,
+        committed=journal.journal.committed,
     )
     logs, redactions = _redact_logs(done.actions)
     report = ExecutionReport(

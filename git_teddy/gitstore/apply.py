@@ -218,6 +218,11 @@ def tree_changes(repo: GitRepo, old: str, new: str) -> list[Change]:
     return _changes(repo, _tree(repo, old), _tree(repo, new))
 
 
+def changes_between_trees(repo: GitRepo, old_tree: str, new_tree: str) -> list[Change]:
+    """Every path that differs between two trees (gitlinks included)."""
+    return _changes(repo, old_tree, new_tree)
+
+
 def _submodule_paths(repo: GitRepo) -> set[str]:
     """The paths .gitmodules (on disk, as `git submodule` reads it) names."""
     if not (repo.toplevel / ".gitmodules").is_file():
@@ -405,6 +410,14 @@ def _current_folders() -> set[Path]:
     except OSError:  # already gone: nothing to keep
         return set()
     return {cwd, *cwd.parents}
+
+
+def applied_tree(repo: GitRepo, base: str, result: str, user_state: str, label: str) -> str:
+    """The tree `apply_to_worktree(repo, base, result, user_state, label)` put in the
+    working tree (the merge is made again: git's merge is deterministic), for `undo`."""
+    if _tree(repo, user_state) == _tree(repo, base):
+        return _tree(repo, result)
+    return _merge(repo, base, user_state, result, label).tree
 
 
 def apply_to_worktree(

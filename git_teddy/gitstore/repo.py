@@ -93,6 +93,7 @@ class CommitInfo:
     message: str
     timestamp: int
     tz_offset: int
+    author: str = ""  # "Name <email>", as git records it
 
 
 @dataclass(frozen=True)
@@ -693,6 +694,7 @@ class GitRepo:
             message=commit.message.decode("utf-8", "replace"),
             timestamp=commit.commit_time,
             tz_offset=commit.commit_timezone,
+            author=commit.author.decode("utf-8", "replace"),
         )
 
     def first_parent_history(self, tip: str) -> Iterator[CommitInfo]:

@@ -6,6 +6,7 @@ Every text from the session is escaped; secrets were redacted before the session
 committed, and the page shows only what the session holds.
 """
 
+import re
 from dataclasses import dataclass, field
 from html import escape
 
@@ -13,6 +14,7 @@ from git_teddy.artifacts.report import ActionLog, ExecutionReport
 from git_teddy.artifacts.sessionlog.model import Block, Callout, Phase, SessionLog, Tasks, ToolCalls
 from git_teddy.review.contexts import FILL_SCRIPT, contexts_block
 from git_teddy.review.highlight import highlight, language_of
+from git_teddy.review.markdown import markdown_html
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class TurnPage:
     cost: float | None = None
     diff: str | None = None  # the patch from the turn's base to its result
     diff_note: str | None = None  # why there is no patch
+    author: str | None = None  # who planned the turn (its plan commit's author, by name)
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class SessionPage:
     turns: list[TurnPage] = field(default_factory=list)
     branches: list[str] = field(default_factory=list)
     log_problem: str | None = None  # why the session log could not be read
+    files_changed: str | None = None  # the patch from the first turn's base to the last result
 
 
 CSS = """
@@ -71,7 +75,11 @@ vertical-align:top}
 .diff{border:1px solid #d0d7de;border-radius:6px;overflow:auto;
 font:13px/1.45 ui-monospace,monospace}
 .diff div{white-space:pre;padding:0 .6em}
-.diff .file{background:#eaeef2;font-weight:bold;padding:.3em .6em}
+.diff .file{background:#eaeef2;font-weight:bold;padding:.3em .6em;color:#1f2328}
+.diff .ln{display:inline-block;min-width:3em;padding-right:.6em;text-align:right;
+color:#6e7781;user-select:none}
+.markdown code{background:#eff1f3;border-radius:4px;padding:0 .2em}
+.markdown pre code{background:none}.markdown .target{color:#59636e;font-size:.85em}
 .diff .hunk{background:#ddf4ff;color:#0550ae}
 .diff .add{background:#dafbe1}.diff .del{background:#ffebe9}.diff .meta{color:#59636e}
 .diff .k{color:#cf222e}.diff .s{color:#0a3069}.diff .c{color:#6e7781;font-style:italic}
@@ -93,6 +101,10 @@ def render_page(page: SessionPage) -> str:
         '<p><button type="button" onclick="setAll(true)">Expand all</button> '
         '<button type="button" onclick="setAll(false)">Collapse all</button></p>',
         _meta(page.log) if page.log else f"<p>(the session log could not be read{_why(page)})</p>",
+        '<h2 id="files-changed">Files changed</h2>',
+        diff_html(page.files_changed)
+        if page.files_changed
+        else "<p>no changes to the project yet</p>",
         "<h2>Conversation branches</h2>",
         _tree(page.turns, page.branches),
         "<h2>Session log</h2>",
@@ -141,6 +153,11 @@ def _tree(turns: list[TurnPage], branches: list[str]) -> str:
     return f'<div class="branches"><p>branches: {listed}</p>{level(None)}</div>'
 
 
+def _plan_title(plan: str) -> str:
+    """The plan's title, its heading's marks left out."""
+    return _first_line(plan).lstrip("#").strip() or "(empty)"
+
+
 def _first_line(text: str) -> str:
     line = text.strip().split("\n", 1)[0]
     return line if len(line) <= 80 else line[:79] + "…"
@@ -184,6 +201,8 @@ def callout_html(callout: Callout) -> str:
 
 def _turn(turn: TurnPage) -> str:
     figures = [f"agent {turn.agent}", f"branch {turn.branch}"]
+    if turn.author:
+        figures.insert(0, f"by {turn.author}")
     if turn.model:
         figures.append(turn.model)
     if turn.tokens_in is not None or turn.tokens_out is not None:
@@ -197,8 +216,8 @@ def _turn(turn: TurnPage) -> str:
         f'<p class="figures">{escape(" · ".join(figures))}</p>',
         "<h4>Message</h4>",
         f'<pre class="message">{escape(turn.message)}</pre>',
-        "<details open><summary>Plan</summary>",
-        f'<pre class="plan">{escape(turn.plan)}</pre></details>',
+        f'<details class="plan"><summary>Plan: {escape(_plan_title(turn.plan))}</summary>'
+        f"{markdown_html(turn.plan)}</details>",
         _report(turn.report, turn.report_note),
         # filled from the page's contexts block when opened (review/contexts.py)
         f'<details class="context" data-turn="{escape(turn.name)}">'
@@ -254,30 +273,56 @@ def _outcome(log: ActionLog) -> str:
     return log.summary or ""
 
 
+HUNK = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
 def diff_html(patch: str) -> str:
-    """A unified diff with one line per element, classed by what it is (file header, hunk
-    header, added, removed, context), the code in hunks coloured by its file's language."""
-    lines = []
+    """A unified diff as a pull request shows it: each file in a <details> of its own (open,
+    its header the summary, to collapse one), each line one element classed by what it is
+    (hunk header, added, removed, context, meta) with its old and new line numbers, the
+    code in hunks coloured by its file's language."""
+    files: list[str] = []
+    lines: list[str] = []
+    header = ""
     in_hunk = False  # a removed line reading "--- x" is not a file header
     language: str | None = None
+    old = new = 0
+
+    def close() -> None:
+        if header:
+            files.append(
+                f'<details open class="file-diff"><summary class="file">{escape(header)}'
+                f"</summary>{''.join(lines)}</details>"
+            )
+        lines.clear()
+
     for line in patch.splitlines():
         if line.startswith("diff --git "):
-            kind, in_hunk = "file", False
+            close()
+            header, in_hunk = line, False
             # the new side's name ends the line (quoted when it has odd characters)
             language = language_of(line.rsplit(" ", 1)[-1].strip('"'))
-        elif line.startswith("@@"):
+            continue
+        numbers = ("", "")
+        if line.startswith("@@"):
             kind, in_hunk = "hunk", True
-        elif not in_hunk:
+            found = HUNK.match(line)
+            old, new = (int(found[1]), int(found[2])) if found else (0, 0)
+        elif not in_hunk or line.startswith("\\"):
             kind = "meta"
         elif line.startswith("+"):
-            kind = "add"
+            kind, numbers, new = "add", ("", str(new)), new + 1
         elif line.startswith("-"):
-            kind = "del"
+            kind, numbers, old = "del", (str(old), ""), old + 1
         else:
-            kind = "ctx"
+            kind, numbers, old, new = "ctx", (str(old), str(new)), old + 1, new + 1
         if kind in ("add", "del", "ctx") and line:
             text = escape(line[0]) + highlight(line[1:], language)
         else:
             text = escape(line) or " "
-        lines.append(f'<div class="{kind}">{text}</div>')
-    return f'<div class="diff">{"".join(lines)}</div>'
+        gutter = "".join(f'<span class="ln">{n}</span>' for n in numbers) if in_hunk else ""
+        lines.append(f'<div class="{kind}">{gutter}{text}</div>')
+    if not header and lines:  # a patch without a file header: its lines as they are
+        header = "changes"
+    close()
+    return f'<div class="diff">{"".join(files)}</div>'

@@ -22,7 +22,7 @@ def render_list(rows: Sequence[SessionRow], filters: dict[str, str], total: int)
         f"<title>git teddy sessions</title><style>{CSS}</style></head>\n<body><main>\n"
         f'<h1>Sessions</h1>{_form(filters)}<p class="figures">{shown}</p>'
         '<table class="actions sessions"><tr><th>session</th><th>status</th><th>started</th>'
-        "<th>turns</th><th>participants</th><th>tokens</th></tr>"
+        "<th>turns</th><th>participants</th><th>tokens</th><th>cost</th></tr>"
         f"{lines}</table>{empty}\n</main></body></html>\n"
     )
 
@@ -33,8 +33,12 @@ def _row(row: SessionRow) -> str:
     return (
         f'<tr><td>{link}</td><td class="status-{escape(row.status)}">{escape(row.status)}</td>'
         f"<td>{escape(row.started)}</td><td>{row.turns}</td><td>{agents}</td>"
-        f"<td>{row.tokens:,}</td></tr>"
+        f"<td>{row.tokens:,}</td><td>{_cost(row.cost)}</td></tr>"
     )
+
+
+def _cost(cost: float) -> str:
+    return f"${cost:.4f}" if cost else "-"
 
 
 def _form(filters: dict[str, str]) -> str:

@@ -50,11 +50,23 @@ def read_session_page(store: SessionStore, session: str) -> SessionPage:
         store.repo,
         [(record, results.get(c.turn)) for record, c in zip(records, latest, strict=True)],
     )
+    planners = _planners(store, commits)
     turns = [
-        _turn(c, files, record, change, names_by_id)
+        _turn(c, files, record, change, names_by_id, planners.get(c.turn))
         for c, files, record, change in zip(latest, folders, records, changes, strict=True)
     ]
-    return SessionPage(session, log, turns, sorted(branches), problem)
+    executed = [c.snapshot for c in commits if c.phase == "report" and c.snapshot]
+    first = next((record for record in records if record), None)
+    whole = _whole_change(store.repo, first, executed[-1] if executed else None)
+    return SessionPage(session, log, turns, sorted(branches), problem, whole)
+
+
+def _whole_change(repo: GitRepo, first: TurnRecord | None, last: str | None) -> str | None:
+    """The session's change as one patch: the first turn's base to the newest result."""
+    if first is None or last is None or _no_change(repo, first, last) is not None:
+        return None
+    patch, _ = redact(repo.diff_texts([(first.base_snapshot, last)])[0])
+    return patch or None
 
 
 def _turn(
@@ -63,6 +75,7 @@ def _turn(
     record: TurnRecord | None,
     change: tuple[str | None, str | None],
     names_by_id: dict[str, str],
+    author: str | None,
 ) -> TurnPage:
     parent_id = record.parent_id if record else commit.parent_id
     return TurnPage(
@@ -82,7 +95,18 @@ def _turn(
         cost=record.cost if record else commit.cost,
         diff=change[0],
         diff_note=change[1],
+        author=author,
     )
+
+
+def _planners(store: SessionStore, commits: list[TurnCommit]) -> dict[str, str]:
+    """Who planned each turn: the name its plan commit's author has (the email left out)."""
+    planners = {}
+    for commit in commits:
+        if commit.phase == "plan":
+            author = store.repo.read_commit(commit.commit).author
+            planners[commit.turn] = author.split(" <", 1)[0].strip() or author
+    return planners
 
 
 def _text(data: bytes | None) -> str:

@@ -14,6 +14,7 @@ import shlex
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import TURN_RECORD
+from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.faultpoint import reached
@@ -28,6 +29,7 @@ from git_teddy.session.workspace import Workspace
 HEX = re.compile(r"[0-9a-f]{7,64}")  # an abbreviated id, SHA-1 (40) or SHA-256 (64)
 SHORT = 12  # digits of a snapshot id shown to the user
 NAMED = 5  # hand-written files named in a refusal
+BASE_NAMES = ("base", "00")  # a session's starting state, before its first turn
 
 
 @dataclass(frozen=True)
@@ -69,10 +71,34 @@ def turn_snapshot(store: SessionStore, ref: TurnRef) -> str:
     )
 
 
+def is_base(spec: str) -> bool:
+    """Whether `spec` names a session's base (`base`, `00`, `SESSION/base`)."""
+    return spec.rpartition("/")[2] in BASE_NAMES
+
+
+def base_of(store: SessionStore, session: str) -> str:
+    """The snapshot a session started from (its root commit's), before any turn."""
+    tip = store.branches(session)[store.current_branch(session)]
+    *_, root = store.repo.first_parent_history(tip)
+    base = parse_trailers(root.message).get("Teddy-Snapshot")
+    if base is None:
+        raise TeddyError(
+            f"session {session} records no base snapshot (its first commit, {root.sha[:SHORT]},"
+            " has no Teddy-Snapshot trailer)",
+            "restore one of its turns, or a snapshot `git teddy saved` lists",
+        )
+    return base
+
+
 def _resolve_target(
     store: SessionStore, spec: str, session: str | None
 ) -> tuple[str, str, TurnRef | None]:
-    """(session, snapshot, turn) for a turn (`01`, `SESSION/01`) or a kept snapshot id."""
+    """(session, snapshot, turn) for a turn (`01`, `SESSION/01`), the base (`base`, `00`)
+    or a kept snapshot id."""
+    if is_base(spec):
+        named, _, _ = spec.rpartition("/")
+        session_id = store.resolve_session(named or session)
+        return session_id, base_of(store, session_id), None
     try:
         ref = store.resolve_turn(spec, session)
         return ref.session, turn_snapshot(store, ref), ref

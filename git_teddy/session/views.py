@@ -3,7 +3,15 @@
 import shlex
 from typing import Any
 
-from git_teddy.artifacts.folder import cut_note
+from git_teddy.artifacts.folder import (
+    PLAN,
+    REPORT,
+    SYSTEM_PROMPT,
+    TURN_CONTEXT,
+    TURN_RECORD,
+    USER_PROMPT,
+    cut_note,
+)
 from git_teddy.artifacts.names import MAIN_BRANCH
 from git_teddy.gitstore.changes import CutBlob
 from git_teddy.session.models import SessionSummary, TurnCommit
@@ -94,15 +102,45 @@ def turn_json(
     }
 
 
-def turn_text(session: str, turn: str, commits: list[TurnCommit], files: dict[str, bytes]) -> str:
+# A turn's files in the order a reviewer reads them: what was asked, what was planned,
+# what happened, then the rest; the context the model got (thousands of lines) comes last.
+REVIEW_ORDER = (USER_PROMPT, PLAN, REPORT, TURN_RECORD, TURN_CONTEXT)
+
+
+def is_context_file(name: str) -> bool:
+    """The turn's context as the model got it: `_context.log` (and a branch's copies of
+    the original's, `_context.NN.log`) and the agent's system prompt."""
+    return name.startswith("_context") or name == SYSTEM_PROMPT
+
+
+def _review_key(name: str) -> tuple[int, int, str]:
+    known = REVIEW_ORDER.index(name) if name in REVIEW_ORDER else len(REVIEW_ORDER)
+    return (is_context_file(name), known, name)
+
+
+def turn_text(
+    session: str,
+    turn: str,
+    commits: list[TurnCommit],
+    files: dict[str, bytes],
+    with_context: bool = False,
+) -> str:
+    """A turn for reading: its commits, then its files in reviewer order (REVIEW_ORDER);
+    the context files only `with_context`, else a line naming them and how to see them."""
     lines = [f"turn {session}/{turn}"]
     for c in commits:
         lines.append(
             f"  {c.phase or '?':6} {c.status or '-':10} commit {_short(c.commit)} "
             f"snapshot {_short(c.snapshot)}"
         )
-    for name, data in sorted(files.items()):
-        lines += ["", f"==> {name} <==", shown_text(data).rstrip("\n")]
+    names = sorted(files, key=_review_key)
+    left = [n for n in names if is_context_file(n)] if not with_context else []
+    for name in names:
+        if name not in left:
+            lines += ["", f"==> {name} <==", shown_text(files[name]).rstrip("\n")]
+    if left:
+        how = f"git teddy show {shlex.quote(f'{session}/{turn}')} --context"
+        lines += ["", f"(the context is not shown: {', '.join(left)}; to see it: {how})"]
     return "\n".join(lines)
 
 
