@@ -29,6 +29,13 @@ _MENTIONS_ERROR = re.compile(r"Error|Exception|Traceback|error:|FAILED|ERROR")
 # Bytes a line must hold to state or mention an error: the only lines of a streamed output
 # looked at one by one.
 _MAY_BE_ERROR = re.compile(rb"Error|Exception|Traceback|error|fatal:|FAILED|ERROR")
+# A line that only says how long something took (`Duration:  302.45ms`, `Done in 0.31s`):
+# never the error a summary quotes, even when it is the last line.
+_TIMING = re.compile(
+    r"^\W*[a-z ]*(?:duration|time|took|elapsed|done in|finished in)[a-z ]*:?\s*"
+    r"\(?[\d.,]+\s*(?:µs|us|ms|s|sec|secs|seconds|m|min)\)?\.?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,10 @@ class OutputBuffer:
             return clip_output(self._text(), self._cap)
         return self._stream.clipped()
 
+    def kept(self) -> str:
+        """The whole output while it is kept whole, else what the report keeps of it."""
+        return self._text() if self._stream is None else self.clipped()
+
     def error_text(self) -> str:
         """Text whose error lines (error_lines, first_error) are the whole output's."""
         return self._text() if self._stream is None else self._stream.error_text()
@@ -170,7 +181,7 @@ class _Stream:
         self.recent: deque[tuple[int, _Line]] = deque(maxlen=ERROR_CONTEXT[0])  # before an error
         self.stating: list[str] = []
         self.mentioning: list[str] = []
-        self.last_line = ""  # the last line that is not blank, stripped
+        self.last_line = ""  # the last line that is not blank nor a timing, stripped
         self.partial = bytearray()  # the line not yet ended, its start
         self.partial_size = 0
 
@@ -213,12 +224,17 @@ class _Stream:
         """One line looked at alone: the head's, the window's, an error's."""
         index = self.count
         self.count += 1
-        self.last_line = line.text.strip() or self.last_line
+        self._last(line.text)
         if self.head_open and self._to_head(index, line):
             self._note(line.text)
         else:
             self._after_head(index, line)
         self._push_tail(index, line)
+
+    def _last(self, line: str) -> None:
+        stripped = line.strip()
+        if stripped and not _TIMING.match(stripped):
+            self.last_line = stripped
 
     def _to_head(self, index: int, line: _Line) -> bool:
         fits = len(self.head) < HEAD_LINES and self.head_bytes + line.size <= self.cap // 4
@@ -252,7 +268,7 @@ class _Stream:
         body = chunk[start:end].rstrip()
         if body:
             last = body[body.rfind(b"\n") + 1 :][: self.longest]
-            self.last_line = last.decode("utf-8", "replace").strip() or self.last_line
+            self._last(last.decode("utf-8", "replace"))
         first = end
         for _ in range(TAIL_LINES):  # the start of the block's last lines
             if first <= start:
@@ -370,13 +386,14 @@ class _Stream:
 
 def error_lines(stdout: str, stderr: str, most: int = 3) -> list[str]:
     """The first lines (at most `most`, stripped) that state an error, from stderr, else from
-    stdout; else those that mention one; else the last line of output."""
+    stdout; else those that mention one; else the last line of output that is not a timing."""
     for pattern in (_STATES_ERROR, _MENTIONS_ERROR):
         for stream in (stderr, stdout):
             found = [_PYTEST_MARK.sub("", s) for s in _stripped(stream) if pattern.search(s)]
             if found:
                 return list(dict.fromkeys(found))[:most]
-    return list(_stripped(stderr or stdout))[-1:]
+    last = [line for line in _stripped(stderr or stdout) if not _TIMING.match(line)]
+    return last[-1:]
 
 
 def _stripped(text: str) -> Iterable[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from git_teddy.artifacts.context_list import is_session_ref
+from git_teddy.artifacts.failures import failed_tests
 from git_teddy.artifacts.output import OutputBuffer, first_error
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
@@ -168,8 +169,27 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         return Outcome(False, details["error"], details)
     if proc.returncode == 0:
         return Outcome(True, "exit code 0", details)
+    failures = failed_tests(stdout.kept() + "\n" + stderr.kept())  # a test runner's report
+    if failures is not None:  # first in the report: what failed, before the output
+        lines = [_from_root(line, env.root) for line in failures.lines()]
+        details = {
+            "failed_tests": {
+                "runner": failures.runner,
+                "count": len(failures.tests),
+                "tests": lines,
+            },
+            **details,
+        }
+        more = len(failures.tests) - 1  # the summary: the first failing test, how many more
+        first = lines[0] + (f" (and {more} more failed)" if more else "")
+        return Outcome(False, f"exit code {proc.returncode}: {first}", details)
     error = first_error(stdout.error_text(), stderr.error_text())  # the cause, not just the code
     return Outcome(False, f"exit code {proc.returncode}" + (f": {error}" if error else ""), details)
+
+
+def _from_root(line: str, root: Path) -> str:
+    """Paths in the scratch worktree as the project's own (`tests/a.py:3`)."""
+    return line.replace(f"file://{root}/", "").replace(f"{root}/", "")
 
 
 def _stream(
