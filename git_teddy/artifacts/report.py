@@ -1,9 +1,11 @@
 """The ExecutionReport written as `report.md` (pure): pydantic models rendered as YAML."""
 
+import re
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
+from yaml.emitter import ScalarAnalysis
 
 from git_teddy.artifacts.yamlio import load_model
 
@@ -55,11 +57,25 @@ class ExecutionReport(BaseModel):
 
 
 class _LiteralBlocks(yaml.SafeDumper):
-    """Multi-line strings as `|` blocks, so command output stays readable in the report."""
+    """Multi-line strings as `|` blocks, so command output stays readable in the report:
+    also those PyYAML would escape into a quoted string for a line's trailing spaces or a
+    tab, which a literal block holds exactly (the text is made printable first:
+    output.readable)."""
+
+    def analyze_scalar(self, scalar: str) -> ScalarAnalysis:
+        analysis = super().analyze_scalar(scalar)
+        if "\n" in scalar and not _UNBLOCKABLE.search(scalar):
+            analysis.allow_block = True
+        return analysis
+
+
+# What a literal block cannot hold as it is: characters YAML does not print, and those it
+# reads as line breaks (\r, NEL, LS, PS); a byte order mark.
+_UNBLOCKABLE = re.compile("[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|\ufeff")
 
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value and not any(c in value for c in "\r\t") else None
+    style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from git_teddy.artifacts.context_list import is_session_ref
 from git_teddy.artifacts.failures import failed_tests
-from git_teddy.artifacts.output import OutputBuffer, first_error
+from git_teddy.artifacts.output import OutputBuffer, cut_note, first_error, readable
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
     Action,
@@ -29,6 +29,7 @@ from git_teddy.artifacts.plan.models import (
 )
 from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.runner import isolated_environ
+from git_teddy.settings import EXECUTE_OUTPUT_CAP
 from git_teddy.ui import UI
 from git_teddy.web.fetch import probe
 
@@ -158,12 +159,10 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         raise
     finally:
         env.on_child(None)
-    details: dict[str, Any] = {
-        "return_code": proc.returncode,
-        "stdout": stdout.clipped(),
-        "stderr": stderr.clipped(),
-        "duration_s": round(time.monotonic() - started, 3),
-    }
+    details: dict[str, Any] = {"return_code": proc.returncode}
+    for name, buffer in (("stdout", stdout), ("stderr", stderr)):
+        details.update(_shown(name, buffer, env.output_cap))
+    details["duration_s"] = round(time.monotonic() - started, 3)
     if ending is not None:
         details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout){ending}"
         return Outcome(False, details["error"], details)
@@ -185,6 +184,15 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         return Outcome(False, f"exit code {proc.returncode}: {first}", details)
     error = first_error(stdout.error_text(), stderr.error_text())  # the cause, not just the code
     return Outcome(False, f"exit code {proc.returncode}" + (f": {error}" if error else ""), details)
+
+
+def _shown(name: str, buffer: OutputBuffer, cap: int) -> dict[str, Any]:
+    """One stream as the report shows it: block text, and notes saying what was cut (the
+    setting named) and what was made printable, before it."""
+    text, notes = readable(buffer.clipped())
+    if buffer.size > cap:
+        notes.insert(0, cut_note(buffer.lines, buffer.size, cap, EXECUTE_OUTPUT_CAP.key))
+    return {f"{name}_notes": notes, name: text} if notes else {name: text}
 
 
 def _from_root(line: str, root: Path) -> str:
