@@ -63,10 +63,19 @@ class _LiteralBlocks(yaml.SafeDumper):
     output.readable)."""
 
     def analyze_scalar(self, scalar: str) -> ScalarAnalysis:
-        analysis = super().analyze_scalar(scalar)
-        if "\n" in scalar and not _UNBLOCKABLE.search(scalar):
-            analysis.allow_block = True
-        return analysis
+        found = super().analyze_scalar(scalar)
+        if "\n" not in scalar or _UNBLOCKABLE.search(scalar):
+            return found
+        return ScalarAnalysis(
+            scalar=scalar,
+            empty=found.empty,
+            multiline=found.multiline,
+            allow_flow_plain=found.allow_flow_plain,
+            allow_block_plain=found.allow_block_plain,
+            allow_single_quoted=found.allow_single_quoted,
+            allow_double_quoted=found.allow_double_quoted,
+            allow_block=True,
+        )
 
 
 # What a literal block cannot hold as it is: characters YAML does not print, and those it
