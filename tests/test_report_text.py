@@ -9,7 +9,8 @@ import yaml
 from git_teddy.artifacts.output import clip_output, readable
 from git_teddy.artifacts.report import ActionLog, ExecutionReport, RunSummary, render_report
 from testing.commands import Teddy, git
-from testing.plans import execute
+from testing.fake_secrets import fake
+from testing.plans import create, edit, execute
 from testing.sessions import report_of, start
 
 TRICKY = "E         \n\tindented by a tab\n  two spaces first\nlast words  "
@@ -80,3 +81,27 @@ def test_a_cut_output_says_how_much_there_was_and_which_setting_cut_it(
     ]
     assert details["stdout"].startswith("row 1  \n") and details["stdout"].endswith("row 2000  \n")
     assert "stderr_notes" not in details
+
+
+def test_an_edit_shows_each_edited_region_with_the_files_line_numbers(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    body = "".join(f"line {n}\n" for n in range(1, 31))
+    key = "AKIA" + fake(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed=7)
+    plan = [
+        create("notes.txt", body),
+        edit("notes.txt", "line 5", "line five\nline 5b"),
+        edit("notes.txt", "line 25", f"line 25 {key}"),
+    ]
+    session = start(repo, teddy, *plan)
+    teddy.ok(repo, "execute", "-y")
+    logs = report_of(repo, env, session)["action_logs"]
+    assert logs[1]["details"]["regions"] == [
+        "lines 5-6 of 31\n 3  line 3\n 4  line 4\n 5> line five\n 6> line 5b\n 7  line 6\n"
+        " 8  line 7\n"
+    ]
+    (region,) = logs[2]["details"]["regions"]
+    assert region.startswith("line 26 of 31\n24  line 23\n25  line 24\n26> line 25 [REDACTED:")
+    raw = git(repo, env, "show", f"teddy/{session}/main:01/report.md")
+    assert key not in raw
+    assert "    regions:\n    - |\n      lines 5-6 of 31\n       3  line 3\n" in raw

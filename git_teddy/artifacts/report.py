@@ -1,5 +1,6 @@
 """The ExecutionReport written as `report.md` (pure): pydantic models rendered as YAML."""
 
+import difflib
 import re
 from typing import Any, Literal
 
@@ -101,3 +102,36 @@ def render_report(report: ExecutionReport) -> str:
 def parse_report(text: str | bytes) -> ExecutionReport:
     """The report `text` holds; yamlio.Unreadable (a ValueError) saying why when it is not one."""
     return load_model(ExecutionReport, text)
+
+
+REGION_CONTEXT = 2  # unchanged lines shown around an edited region
+REGION_LINES = 40  # lines shown of one region at most: its first and last half
+
+
+def edited_regions(before: str, after: str) -> list[str]:
+    """Each region an EDIT changed, as the file now reads there: a `lines A-B of N` header,
+    then its lines with their numbers (`>` marks a changed line), a few unchanged ones
+    around; a region that only removed lines says after which line."""
+    old, new = before.splitlines(), after.splitlines()
+    width = len(str(len(new)))
+    regions = []
+    for tag, _, _, first, last in difflib.SequenceMatcher(None, old, new, False).get_opcodes():
+        if tag == "equal":
+            continue
+        if first == last:
+            head = f"lines removed after line {first} of {len(new)}"
+        elif last == first + 1:
+            head = f"line {last} of {len(new)}"
+        else:
+            head = f"lines {first + 1}-{last} of {len(new)}"
+        start, end = max(first - REGION_CONTEXT, 0), min(last + REGION_CONTEXT, len(new))
+        shown = [
+            f"{n + 1:>{width}}{'>' if first <= n < last else ' '} {new[n]}"
+            for n in range(start, end)
+        ]
+        if len(shown) > REGION_LINES:
+            half = REGION_LINES // 2
+            cut = len(shown) - 2 * half
+            shown = [*shown[:half], f"[... {cut} lines not shown ...]", *shown[-half:]]
+        regions.append("\n".join([head, *shown]) + "\n")
+    return regions

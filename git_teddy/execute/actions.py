@@ -27,6 +27,7 @@ from git_teddy.artifacts.plan.models import (
     Read,
     Research,
 )
+from git_teddy.artifacts.report import edited_regions
 from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.runner import isolated_environ
 from git_teddy.settings import EXECUTE_OUTPUT_CAP
@@ -130,7 +131,10 @@ def _edit(action: EditFile, env: ActionEnv) -> Outcome:
             details["closest_match"] = {"line": failure.closest_line, "text": failure.closest}
         return Outcome(False, f"{action.path}: {failure.message}", details)
     path.write_bytes(new.encode("utf-8", errors="surrogateescape"))
-    return Outcome(True, f"edited {action.path} ({len(action.edits)} change(s))")
+    regions = edited_regions(text, new)  # the file as it now reads there, lines numbered
+    return Outcome(
+        True, f"edited {action.path} ({len(action.edits)} change(s))", {"regions": regions}
+    )
 
 
 def _execute(action: Execute, env: ActionEnv) -> Outcome:
