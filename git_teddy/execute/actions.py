@@ -171,6 +171,9 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout){ending}"
         return Outcome(False, details["error"], details)
     if proc.returncode == 0:
+        if action.expect_failure:  # a red test that passes tests nothing yet
+            details = {"expected_failure": "passed, but the plan expected it to fail", **details}
+            return Outcome(False, "exit code 0, but the plan expected it to fail", details)
         return Outcome(True, "exit code 0", details)
     failures = failed_tests(stdout.kept() + "\n" + stderr.kept())  # a test runner's report
     if failures is not None:  # first in the report: what failed, before the output
@@ -184,10 +187,14 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
             **details,
         }
         more = len(failures.tests) - 1  # the summary: the first failing test, how many more
-        first = lines[0] + (f" (and {more} more failed)" if more else "")
-        return Outcome(False, f"exit code {proc.returncode}: {first}", details)
-    error = first_error(stdout.error_text(), stderr.error_text())  # the cause, not just the code
-    return Outcome(False, f"exit code {proc.returncode}" + (f": {error}" if error else ""), details)
+        cause: str | None = lines[0] + (f" (and {more} more failed)" if more else "")
+    else:  # the cause, not just the code
+        cause = first_error(stdout.error_text(), stderr.error_text())
+    summary = f"exit code {proc.returncode}" + (f": {cause}" if cause else "")
+    if action.expect_failure:  # a red test, as the plan said: not a failure of the turn
+        details = {"expected_failure": "failed as expected", **details}
+        return Outcome(True, f"failed as expected: {summary}", details)
+    return Outcome(False, summary, details)
 
 
 def _shown(name: str, buffer: OutputBuffer, cap: int) -> dict[str, Any]:
