@@ -11,7 +11,7 @@ import pytest
 from git_teddy.artifacts.failures import FailedTest, failed_tests
 from git_teddy.artifacts.output import first_error
 from git_teddy.errors import EXIT_TURN_FAILED
-from testing.commands import Teddy
+from testing.commands import Teddy, git
 from testing.plans import create, execute
 from testing.sessions import report_of, start
 
@@ -213,7 +213,13 @@ def test_a_failed_node_test_run_is_summarised_by_its_failing_test(
     result = teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
     summary = f"exit code 1: adds negatives (calc.test.mjs:9:10): {NODE_ASSERT}"
     assert f"FAILED: {summary}\n" in result.stdout  # the path in the project, not the scratch's
-    log = report_of(repo, env, session)["action_logs"][1]
+    report = report_of(repo, env, session)
+    assert report["run_summary"]["failed_tests"] == [  # at the top of the report
+        f"action 2: adds negatives (calc.test.mjs:9:10): {NODE_ASSERT}"
+    ]
+    raw = git(repo, env, "show", f"teddy/{session}/main:01/report.md")
+    assert raw.index("failed_tests:") < raw.index("action_logs:")
+    log = report["action_logs"][1]
     assert next(iter(log["details"])) == "failed_tests"
     failed = log["details"]["failed_tests"]
     assert (failed["runner"], failed["count"]) == ("node --test", 1)

@@ -25,6 +25,8 @@ class RunSummary(BaseModel):
     snapshot: str | None = None
     applied: bool | str = False  # True, False, or why not ("conflict", "never", ...)
     notes: list[str] = Field(default_factory=list)  # what the result leaves out, and why
+    # the tests a failed EXECUTE's runner named (`action 2: name (where): message`), first
+    failed_tests: list[str] = Field(default_factory=list)
 
 
 class MemoReport(BaseModel):
@@ -94,8 +96,9 @@ _LiteralBlocks.add_representer(str, _str_presenter)
 
 def render_report(report: ExecutionReport) -> str:
     data = report.model_dump(mode="json")
-    if not data["run_summary"]["notes"]:
-        del data["run_summary"]["notes"]  # reports without notes read as they always did
+    for optional in ("notes", "failed_tests"):
+        if not data["run_summary"][optional]:
+            del data["run_summary"][optional]  # reports without them read as they always did
     return yaml.dump(data, Dumper=_LiteralBlocks, sort_keys=False, allow_unicode=True, width=100)
 
 

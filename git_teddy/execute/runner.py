@@ -196,6 +196,16 @@ def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str,
     return clean, summarize(found)
 
 
+def _failed_tests(logs: list[ActionLog]) -> list[str]:
+    """The failing tests of the failed EXECUTEs, for the top of the report."""
+    found = []
+    for log in logs:
+        failed = log.details.get("failed_tests") if log.status == "FAILURE" else None
+        if isinstance(failed, dict):
+            found += [f"action {log.index}: {line}" for line in failed.get("tests", [])]
+    return found
+
+
 def _redact_value(value: object) -> tuple[object, list[Finding]]:
     """A detail with its secrets replaced, strings inside lists and mappings too (an EDIT's
     regions, the failing tests' lines)."""
@@ -429,6 +439,7 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
             journal.update(user_state=user_state, applied=applied_note)
         else:  # applied by the interrupted run
             applied, user_state, applied_note = None, done.user_state, done.applied
+    logs, redactions = _redact_logs(done.actions)
     summary = RunSummary(
         status=status,
         start_time=done.start_time,
@@ -437,8 +448,8 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
         snapshot=snapshot,
         applied=applied_note,
         notes=notes,
+        failed_tests=_failed_tests(logs),
     )
-    logs, redactions = _redact_logs(done.actions)
     report = ExecutionReport(
         run_summary=summary,
         memos=done.memos or MemoReport(),

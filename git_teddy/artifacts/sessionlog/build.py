@@ -313,7 +313,9 @@ def _failure(log: ActionLog, later: Sequence[TurnFiles]) -> Callout:
     # summary it ends with, not only the last lines
     details = log.details
     stdout, stderr = str(details.get("stdout") or ""), str(details.get("stderr") or "")
-    body = failure(call, summary, failure_excerpt(stdout, stderr, summary))
+    tests = (details.get("failed_tests") or {}).get("tests") or []
+    named = [line for line in tests[1:] if isinstance(line, str)]  # the first: in the summary
+    body = failure(call, summary, [*named, *failure_excerpt(stdout, stderr, summary)])
     fixer = next((t for t in later if _succeeded(t, log)), None)
     return error_callout(body, fixer.name if fixer else None, fixer.title if fixer else None)
 
