@@ -170,27 +170,34 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
     if ending is not None:
         details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout){ending}"
         return Outcome(False, details["error"], details)
-    if proc.returncode == 0:
+    return _judged(action, proc.returncode, details, stdout, stderr, env.root)
+
+
+def _judged(
+    action: Execute,
+    code: int,
+    details: dict[str, Any],
+    stdout: OutputBuffer,
+    stderr: OutputBuffer,
+    root: Path,
+) -> Outcome:
+    """A finished command's outcome: its exit code against what the plan expected, and why
+    it failed (the failing tests a runner named, else the first error line)."""
+    if code == 0:
         if action.expect_failure:  # a red test that passes tests nothing yet
             details = {"expected_failure": "passed, but the plan expected it to fail", **details}
             return Outcome(False, "exit code 0, but the plan expected it to fail", details)
         return Outcome(True, "exit code 0", details)
     failures = failed_tests(stdout.kept() + "\n" + stderr.kept())  # a test runner's report
     if failures is not None:  # first in the report: what failed, before the output
-        lines = [_from_root(line, env.root) for line in failures.lines()]
-        details = {
-            "failed_tests": {
-                "runner": failures.runner,
-                "count": len(failures.tests),
-                "tests": lines,
-            },
-            **details,
-        }
+        lines = [_from_root(line, root) for line in failures.lines()]
+        named = {"runner": failures.runner, "count": len(failures.tests), "tests": lines}
+        details = {"failed_tests": named, **details}
         more = len(failures.tests) - 1  # the summary: the first failing test, how many more
         cause: str | None = lines[0] + (f" (and {more} more failed)" if more else "")
     else:  # the cause, not just the code
         cause = first_error(stdout.error_text(), stderr.error_text())
-    summary = f"exit code {proc.returncode}" + (f": {cause}" if cause else "")
+    summary = f"exit code {code}" + (f": {cause}" if cause else "")
     if action.expect_failure:  # a red test, as the plan said: not a failure of the turn
         details = {"expected_failure": "failed as expected", **details}
         return Outcome(True, f"failed as expected: {summary}", details)
