@@ -75,10 +75,10 @@ def test_a_cut_output_says_how_much_there_was_and_which_setting_cut_it(
     assert list(details)[:3] == ["return_code", "stdout_notes", "stdout"]
     size = sum(len(f"row {n}  \n") for n in range(1, 2001))
     assert details["stdout_notes"] == [
-        f"cut: 2,000 lines, {size:,} bytes in all, more than teddy.execute.outputCap "
-        "(3,000 bytes); kept: the head, the first error with the lines around it, and the "
-        "tail, each cut marked [... N lines cut ...]"
+        f"cut to teddy.execute.outputCap (3,000 bytes) from 2,000 lines and {size:,} bytes",
+        "kept the head, the first error with the lines around it, and the tail",
     ]
+    assert "\n    - cut to teddy.execute.outputCap (3,000 bytes) from 2,000 lines and " in raw
     assert details["stdout"].startswith("row 1  \n") and details["stdout"].endswith("row 2000  \n")
     assert "stderr_notes" not in details
 

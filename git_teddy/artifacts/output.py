@@ -144,13 +144,13 @@ def readable(text: str) -> tuple[str, list[str]]:
     return plain, notes
 
 
-def cut_note(lines: int, size: int, cap: int, setting: str) -> str:
-    """What a report says of an output it cut: how much there was, the limit and its name."""
-    return (
-        f"cut: {lines:,} lines, {size:,} bytes in all, more than {setting} ({cap:,} bytes); "
-        "kept: the head, the first error with the lines around it, and the tail, "
-        "each cut marked [... N lines cut ...]"
-    )
+def cut_notes(lines: int, size: int, cap: int, setting: str) -> list[str]:
+    """What a report says of an output it cut: how much there was, the limit and its name,
+    what was kept (each note a short plain line: YAML neither quotes nor folds it)."""
+    return [
+        f"cut to {setting} ({cap:,} bytes) from {lines:,} lines and {size:,} bytes",
+        "kept the head, the first error with the lines around it, and the tail",
+    ]
 
 
 def _picture(match: re.Match[str]) -> str:

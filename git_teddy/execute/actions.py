@@ -13,7 +13,7 @@ from typing import Any
 
 from git_teddy.artifacts.context_list import is_session_ref
 from git_teddy.artifacts.failures import failed_tests
-from git_teddy.artifacts.output import OutputBuffer, cut_note, first_error, readable
+from git_teddy.artifacts.output import OutputBuffer, cut_notes, first_error, readable
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
     Action,
@@ -209,7 +209,7 @@ def _shown(name: str, buffer: OutputBuffer, cap: int) -> dict[str, Any]:
     setting named) and what was made printable, before it."""
     text, notes = readable(buffer.clipped())
     if buffer.size > cap:
-        notes.insert(0, cut_note(buffer.lines, buffer.size, cap, EXECUTE_OUTPUT_CAP.key))
+        notes[:0] = cut_notes(buffer.lines, buffer.size, cap, EXECUTE_OUTPUT_CAP.key)
     return {f"{name}_notes": notes, name: text} if notes else {name: text}
 
 
