@@ -1,6 +1,5 @@
 """The ExecutionReport written as `report.md` (pure): pydantic models rendered as YAML."""
 
-import difflib
 import re
 from typing import Any, Literal
 
@@ -115,6 +114,8 @@ def edited_regions(before: str, after: str) -> list[str]:
     """Each region an EDIT changed, as the file now reads there: a `lines A-B of N` header,
     then its lines with their numbers (`>` marks a changed line), a few unchanged ones
     around; a region that only removed lines says after which line."""
+    import difflib  # only an EDIT's report needs it
+
     old, new = before.splitlines(), after.splitlines()
     width = len(str(len(new)))
     regions = []
