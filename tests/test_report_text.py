@@ -5,6 +5,8 @@ cut, and an EDIT's result shown with the file's line numbers."""
 from pathlib import Path
 
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from git_teddy.artifacts.output import clip_output, readable
 from git_teddy.artifacts.report import ActionLog, ExecutionReport, RunSummary, render_report
@@ -39,6 +41,14 @@ def test_every_kind_of_output_reads_back_exactly_as_it_was_made_readable() -> No
         shown, notes = readable(sample)
         assert (shown, notes) == (sample, [])
         assert yaml.safe_load(report_with(shown))["action_logs"][0]["details"]["stdout"] == shown
+
+
+@given(st.lists(st.sampled_from([" ", "\t", "\n", "a", ":", "#", "-", "|", "é", "  \n"])))
+def test_any_printable_output_is_block_text_that_reads_back_exactly(parts: list[str]) -> None:
+    text = "".join(parts)
+    report = report_with(text)
+    assert yaml.safe_load(report)["action_logs"][0]["details"]["stdout"] == text
+    assert "\n" not in text or "    stdout: |" in report
 
 
 def test_colours_carriage_returns_and_controls_are_made_readable() -> None:

@@ -196,7 +196,8 @@ def _judged(
         more = len(failures.tests) - 1  # the summary: the first failing test, how many more
         cause: str | None = lines[0] + (f" (and {more} more failed)" if more else "")
     else:  # the cause, not just the code
-        cause = first_error(stdout.error_text(), stderr.error_text())
+        error = first_error(stdout.error_text(), stderr.error_text())
+        cause = readable(error)[0] if error else None  # without its colour codes
     summary = f"exit code {code}" + (f": {cause}" if cause else "")
     if action.expect_failure:  # a red test, as the plan said: not a failure of the turn
         details = {"expected_failure": "failed as expected", **details}
