@@ -8,8 +8,6 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-HEAD_LINES = 100  # a pytest run's first failure is usually within its first hundred lines
-TAIL_LINES = 100  # the summary a test runner or build tool ends with
 ERROR_CONTEXT = (3, 3)  # lines kept before and after a first error that falls in the cut
 SUMMARY_CHARS = 160  # the most of an error line a one-line summary quotes
 WHOLE_LIMIT = 256 * 1024  # output up to this size (or outputCap) is kept whole, then clipped
@@ -29,6 +27,13 @@ _MENTIONS_ERROR = re.compile(r"Error|Exception|Traceback|error:|FAILED|ERROR")
 # Bytes a line must hold to state or mention an error: the only lines of a streamed output
 # looked at one by one.
 _MAY_BE_ERROR = re.compile(rb"Error|Exception|Traceback|error|fatal:|FAILED|ERROR")
+# A line that only says how long something took (`Duration:  302.45ms`, `Done in 0.31s`):
+# never the error a summary quotes, even when it is the last line.
+_TIMING = re.compile(
+    r"^\W*[a-z ]*(?:duration|time|took|elapsed|done in|finished in)[a-z ]*:?\s*"
+    r"\(?[\d.,]+\s*(?:µs|us|ms|s|sec|secs|seconds|m|min)\)?\.?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -46,11 +51,11 @@ def clip_output(text: str, cap: int) -> str:
     line with some context when that falls between them, each cut marked with a line
     `[... N lines cut ...]` (an overlong line is cut too, its cut marked on it)."""
     lines = [_whole(line) for line in text.splitlines(keepends=True)]
-    if len(text.encode()) <= cap and len(lines) <= HEAD_LINES + TAIL_LINES:
+    if len(text.encode()) <= cap:  # one limit, in bytes: no count of lines cuts it
         return text
     kept: dict[int, str] = {}
-    _keep(kept, lines, range(len(lines)), HEAD_LINES, cap // 4)
-    _keep(kept, lines, range(len(lines) - 1, -1, -1), TAIL_LINES, cap // 2)
+    _keep(kept, lines, range(len(lines)), len(lines), cap // 4)
+    _keep(kept, lines, range(len(lines) - 1, -1, -1), len(lines), cap // 2)
     first = next((i for i in _stating(lines) if i not in kept), None)
     if first is not None:
         before, after = ERROR_CONTEXT
@@ -115,6 +120,46 @@ def _cut_mark(count: int, before: Sequence[str]) -> str:
     return f"{newline}[... {count} line{'s' if count != 1 else ''} cut ...]\n"
 
 
+# Colour and cursor codes (CSI sequences, and the other two-character escapes).
+_ESCAPE_CODES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+# What a YAML literal block cannot hold: control characters (tab and newline aside), the
+# characters YAML reads as line breaks, a byte order mark.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+def readable(text: str) -> tuple[str, list[str]]:
+    """`text` as a report shows it, readable as block text, and what was changed to make it
+    so: colour and cursor codes removed, CRLF line ends as LF, and any other control
+    character shown as its Unicode picture (␍ for a lone CR, ␀ for NUL, ...)."""
+    notes = []
+    plain = _ESCAPE_CODES.sub("", text)
+    if plain != text:
+        notes.append("colour and cursor codes removed")
+    if "\r\n" in plain:
+        plain = plain.replace("\r\n", "\n")
+        notes.append("CRLF line ends shown as LF")
+    if _UNPRINTABLE.search(plain):
+        plain = _UNPRINTABLE.sub(_picture, plain)
+        notes.append("control characters shown as their pictures (␍ is a CR, ␀ a NUL, ...)")
+    return plain, notes
+
+
+def cut_notes(lines: int, size: int, cap: int, setting: str) -> list[str]:
+    """What a report says of an output it cut: how much there was, the limit and its name,
+    what was kept (each note a short plain line: YAML neither quotes nor folds it)."""
+    return [
+        f"cut to {setting} ({cap:,} bytes) from {lines:,} lines and {size:,} bytes",
+        "kept the head, the first error with the lines around it, and the tail",
+    ]
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "␡" if code == 0x7F else f"<U+{code:04X}>"
+
+
 class OutputBuffer:
     """One stream of a command's output, taken chunk by chunk as it comes: kept whole while
     it is small (`clipped` is then clip_output's), else only what the report can keep (its
@@ -126,8 +171,18 @@ class OutputBuffer:
         self._limit = max(whole_limit, cap)
         self._whole: bytearray | None = bytearray()
         self._stream: _Stream | None = None
+        self.size = 0  # bytes taken
+        self._newlines = 0
+        self._ends_line = True
+
+    @property
+    def lines(self) -> int:
+        return self._newlines + (not self._ends_line)
 
     def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        self._newlines += chunk.count(b"\n")
+        self._ends_line = chunk.endswith(b"\n") if chunk else self._ends_line
         if self._whole is not None:
             self._whole += chunk
             if len(self._whole) <= self._limit:
@@ -142,6 +197,10 @@ class OutputBuffer:
         if self._stream is None:
             return clip_output(self._text(), self._cap)
         return self._stream.clipped()
+
+    def kept(self) -> str:
+        """The whole output while it is kept whole, else what the report keeps of it."""
+        return self._text() if self._stream is None else self.clipped()
 
     def error_text(self) -> str:
         """Text whose error lines (error_lines, first_error) are the whole output's."""
@@ -170,7 +229,10 @@ class _Stream:
         self.recent: deque[tuple[int, _Line]] = deque(maxlen=ERROR_CONTEXT[0])  # before an error
         self.stating: list[str] = []
         self.mentioning: list[str] = []
-        self.last_line = ""  # the last line that is not blank, stripped
+        self.last_line = ""  # the last line that is not blank nor a timing, stripped
+        # lines for the tail not pushed yet: (first index, a block's lines or one, bytes, lines)
+        self.pending_tail: deque[tuple[int, bytes | _Line, int, int]] = deque()
+        self.pending_bytes = self.pending_lines = 0
         self.partial = bytearray()  # the line not yet ended, its start
         self.partial_size = 0
 
@@ -213,15 +275,20 @@ class _Stream:
         """One line looked at alone: the head's, the window's, an error's."""
         index = self.count
         self.count += 1
-        self.last_line = line.text.strip() or self.last_line
+        self._last(line.text)
         if self.head_open and self._to_head(index, line):
             self._note(line.text)
         else:
             self._after_head(index, line)
-        self._push_tail(index, line)
+        self._defer_tail(index, line, 1, alone=False)
+
+    def _last(self, line: str) -> None:
+        stripped = line.strip()
+        if stripped and not _TIMING.match(stripped):
+            self.last_line = stripped
 
     def _to_head(self, index: int, line: _Line) -> bool:
-        fits = len(self.head) < HEAD_LINES and self.head_bytes + line.size <= self.cap // 4
+        fits = self.head_bytes + line.size <= self.cap // 4
         if fits or not self.head:
             self.head[index] = line
             self.head_bytes += line.size
@@ -252,16 +319,50 @@ class _Stream:
         body = chunk[start:end].rstrip()
         if body:
             last = body[body.rfind(b"\n") + 1 :][: self.longest]
-            self.last_line = last.decode("utf-8", "replace").strip() or self.last_line
-        first = end
-        for _ in range(TAIL_LINES):  # the start of the block's last lines
+            self._last(last.decode("utf-8", "replace"))
+        # the block's last lines: from the one holding the byte cap // 2 before its end, and
+        # at least the few an error's window may want before it
+        first = chunk.rfind(b"\n", start, max(start, end - self.cap // 2 - 1)) + 1 or start
+        for _ in range(ERROR_CONTEXT[0]):
             if first <= start:
                 break
             first = chunk.rfind(b"\n", start, first - 1) + 1 or start
         index = base + chunk.count(b"\n", start, first)
-        for raw in chunk[first:end].splitlines(keepends=True):
-            self._push_tail(index, self._line(raw, len(raw)))
-            index += 1
+        block = chunk[first:end]
+        self._defer_tail(index, block, block.count(b"\n"), alone=first > start)
+
+    def _defer_tail(self, index: int, lines: "bytes | _Line", count: int, alone: bool) -> None:
+        """Lines for the tail set aside (a block's last ones, or one line), pushed one by one
+        only when an error's window or the end needs them: those that newer ones leave out
+        are dropped unread, so a stream of tiny lines costs no Python per line. `alone`: they
+        fill the tail by themselves (what came before is dropped)."""
+        if alone:
+            self.pending_tail.clear()
+            self.pending_bytes = self.pending_lines = 0
+        size = lines.size if isinstance(lines, _Line) else len(lines)
+        self.pending_tail.append((index, lines, size, count))
+        self.pending_bytes += size
+        self.pending_lines += count
+        while len(self.pending_tail) > 1:  # newer lines fill the tail and the window's before
+            _, _, oldest_size, oldest_count = self.pending_tail[0]
+            if self.pending_bytes - oldest_size <= self.cap // 2 or (
+                self.pending_lines - oldest_count < ERROR_CONTEXT[0]
+            ):
+                break
+            self.pending_tail.popleft()
+            self.pending_bytes -= oldest_size
+            self.pending_lines -= oldest_count
+
+    def _flush_tail(self) -> None:
+        for index, lines, _, _ in self.pending_tail:
+            if isinstance(lines, _Line):
+                self._push_tail(index, lines)
+                continue
+            for raw in lines.splitlines(keepends=True):
+                self._push_tail(index, self._line(raw, len(raw)))
+                index += 1
+        self.pending_tail.clear()
+        self.pending_bytes = self.pending_lines = 0
 
     def _window_open(self) -> bool:
         return self.error_at is not None and self.count <= self.error_at + ERROR_CONTEXT[1]
@@ -307,6 +408,7 @@ class _Stream:
 
     def _before(self, index: int) -> dict[int, _Line]:
         """The lines before line `index` the last ones taken hold."""
+        self._flush_tail()
         return {i: line for i, line in self.recent if i >= index - ERROR_CONTEXT[0]}
 
     def _window_after(self, chunk: bytes, start: int, end: int, index: int) -> None:
@@ -329,8 +431,8 @@ class _Stream:
             found.append(stripped)
 
     def _push_tail(self, index: int, line: _Line) -> None:
-        """The tail's candidates: the last lines, as many as TAIL_LINES and cap // 2 bytes can
-        keep (the newest always, cut if need be when the report is written)."""
+        """The tail's candidates: the last lines, as many as cap // 2 bytes can keep (the
+        newest always, cut if need be when the report is written)."""
         if self.tail and self.tail[-1][0] != index - 1:
             self.tail.clear()
             self.tail_bytes = 0
@@ -338,9 +440,7 @@ class _Stream:
         self.tail.append((index, line))
         self.recent.append((index, line))
         self.tail_bytes += line.size
-        while len(self.tail) > 1 and (
-            len(self.tail) > TAIL_LINES or self.tail_bytes > self.cap // 2
-        ):
+        while len(self.tail) > 1 and (self.tail_bytes > self.cap // 2):
             self.tail_bytes -= self.tail.popleft()[1].size
 
     # ---- the output as the report keeps it ----
@@ -348,13 +448,14 @@ class _Stream:
     def _finish(self) -> None:
         if self.partial_size:  # the last line, without a newline
             self._take_partial(ended=False)
+        self._flush_tail()
 
     def clipped(self) -> str:
         self._finish()
         lines = {**self.head, **self.window, **dict(self.tail)}
         kept: dict[int, str] = {}
-        _keep(kept, lines, sorted(self.head), HEAD_LINES, self.cap // 4)
-        _keep(kept, lines, [i for i, _ in reversed(self.tail)], TAIL_LINES, self.cap // 2)
+        _keep(kept, lines, sorted(self.head), len(self.head), self.cap // 4)
+        _keep(kept, lines, [i for i, _ in reversed(self.tail)], len(self.tail), self.cap // 2)
         if self.error_at is not None and self.error_at not in kept:
             order = [self.error_at, *(i for i in sorted(self.window) if i != self.error_at)]
             _keep(kept, lines, order, len(order), self.cap // 4)
@@ -370,13 +471,14 @@ class _Stream:
 
 def error_lines(stdout: str, stderr: str, most: int = 3) -> list[str]:
     """The first lines (at most `most`, stripped) that state an error, from stderr, else from
-    stdout; else those that mention one; else the last line of output."""
+    stdout; else those that mention one; else the last line of output that is not a timing."""
     for pattern in (_STATES_ERROR, _MENTIONS_ERROR):
         for stream in (stderr, stdout):
             found = [_PYTEST_MARK.sub("", s) for s in _stripped(stream) if pattern.search(s)]
             if found:
                 return list(dict.fromkeys(found))[:most]
-    return list(_stripped(stderr or stdout))[-1:]
+    last = [line for line in _stripped(stderr or stdout) if not _TIMING.match(line)]
+    return last[-1:]
 
 
 def _stripped(text: str) -> Iterable[str]:

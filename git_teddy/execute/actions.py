@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from git_teddy.artifacts.context_list import is_session_ref
-from git_teddy.artifacts.output import OutputBuffer, first_error
+from git_teddy.artifacts.failures import failed_tests
+from git_teddy.artifacts.output import OutputBuffer, cut_notes, first_error, readable
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
     Action,
@@ -27,8 +28,10 @@ from git_teddy.artifacts.plan.models import (
     Research,
 )
 from git_teddy.artifacts.read_parts import PartError, resolve, split_part
+from git_teddy.artifacts.report import edited_regions
 from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.runner import isolated_environ
+from git_teddy.settings import EXECUTE_OUTPUT_CAP
 from git_teddy.ui import UI
 from git_teddy.web.fetch import probe
 
@@ -129,7 +132,10 @@ def _edit(action: EditFile, env: ActionEnv) -> Outcome:
             details["closest_match"] = {"line": failure.closest_line, "text": failure.closest}
         return Outcome(False, f"{action.path}: {failure.message}", details)
     path.write_bytes(new.encode("utf-8", errors="surrogateescape"))
-    return Outcome(True, f"edited {action.path} ({len(action.edits)} change(s))")
+    regions = edited_regions(text, new)  # the file as it now reads there, lines numbered
+    return Outcome(
+        True, f"edited {action.path} ({len(action.edits)} change(s))", {"regions": regions}
+    )
 
 
 def _execute(action: Execute, env: ActionEnv) -> Outcome:
@@ -158,19 +164,60 @@ def _execute(action: Execute, env: ActionEnv) -> Outcome:
         raise
     finally:
         env.on_child(None)
-    details: dict[str, Any] = {
-        "return_code": proc.returncode,
-        "stdout": stdout.clipped(),
-        "stderr": stderr.clipped(),
-        "duration_s": round(time.monotonic() - started, 3),
-    }
+    details: dict[str, Any] = {"return_code": proc.returncode}
+    for name, buffer in (("stdout", stdout), ("stderr", stderr)):
+        details.update(_shown(name, buffer, env.output_cap))
+    details["duration_s"] = round(time.monotonic() - started, 3)
     if ending is not None:
         details["error"] = f"timed out after {env.timeout:g} s (teddy.execute.timeout){ending}"
         return Outcome(False, details["error"], details)
-    if proc.returncode == 0:
+    return _judged(action, proc.returncode, details, stdout, stderr, env.root)
+
+
+def _judged(
+    action: Execute,
+    code: int,
+    details: dict[str, Any],
+    stdout: OutputBuffer,
+    stderr: OutputBuffer,
+    root: Path,
+) -> Outcome:
+    """A finished command's outcome: its exit code against what the plan expected, and why
+    it failed (the failing tests a runner named, else the first error line)."""
+    if code == 0:
+        if action.expect_failure:  # a red test that passes tests nothing yet
+            details = {"expected_failure": "passed, but the plan expected it to fail", **details}
+            return Outcome(False, "exit code 0, but the plan expected it to fail", details)
         return Outcome(True, "exit code 0", details)
-    error = first_error(stdout.error_text(), stderr.error_text())  # the cause, not just the code
-    return Outcome(False, f"exit code {proc.returncode}" + (f": {error}" if error else ""), details)
+    failures = failed_tests(stdout.kept() + "\n" + stderr.kept())  # a test runner's report
+    if failures is not None:  # first in the report: what failed, before the output
+        lines = [_from_root(line, root) for line in failures.lines()]
+        named = {"runner": failures.runner, "count": len(failures.tests), "tests": lines}
+        details = {"failed_tests": named, **details}
+        more = len(failures.tests) - 1  # the summary: the first failing test, how many more
+        cause: str | None = lines[0] + (f" (and {more} more failed)" if more else "")
+    else:  # the cause, not just the code
+        error = first_error(stdout.error_text(), stderr.error_text())
+        cause = readable(error)[0] if error else None  # without its colour codes
+    summary = f"exit code {code}" + (f": {cause}" if cause else "")
+    if action.expect_failure:  # a red test, as the plan said: not a failure of the turn
+        details = {"expected_failure": "failed as expected", **details}
+        return Outcome(True, f"failed as expected: {summary}", details)
+    return Outcome(False, summary, details)
+
+
+def _shown(name: str, buffer: OutputBuffer, cap: int) -> dict[str, Any]:
+    """One stream as the report shows it: block text, and notes saying what was cut (the
+    setting named) and what was made printable, before it."""
+    text, notes = readable(buffer.clipped())
+    if buffer.size > cap:
+        notes[:0] = cut_notes(buffer.lines, buffer.size, cap, EXECUTE_OUTPUT_CAP.key)
+    return {f"{name}_notes": notes, name: text} if notes else {name: text}
+
+
+def _from_root(line: str, root: Path) -> str:
+    """Paths in the scratch worktree as the project's own (`tests/a.py:3`)."""
+    return line.replace(f"file://{root}/", "").replace(f"{root}/", "")
 
 
 def _stream(

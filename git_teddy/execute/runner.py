@@ -202,15 +202,41 @@ def _redact_logs(logs: list[ActionLog]) -> tuple[list[ActionLog], list[dict[str,
     for log in logs:
         details = dict(log.details)
         for key, value in details.items():
-            if isinstance(value, str):
-                details[key], secrets = redact(value)
-                if secrets:
-                    found[f"action {log.index} ({log.action_type}) {key}"] = secrets
+            details[key], secrets = _redact_value(value)
+            if secrets:
+                found[f"action {log.index} ({log.action_type}) {key}"] = secrets
         summary, secrets = redact(log.summary) if log.summary else (log.summary, [])
         if secrets:
             found[f"action {log.index} ({log.action_type}) summary"] = secrets
         clean.append(log.model_copy(update={"details": details, "summary": summary}))
     return clean, summarize(found)
+
+
+def _failed_tests(logs: list[ActionLog]) -> list[str]:
+    """The failing tests of the failed EXECUTEs, for the top of the report."""
+    found = []
+    for log in logs:
+        failed = log.details.get("failed_tests") if log.status == "FAILURE" else None
+        if isinstance(failed, dict):
+            found += [f"action {log.index}: {line}" for line in failed.get("tests", [])]
+    return found
+
+
+def _redact_value(value: object) -> tuple[object, list[Finding]]:
+    """A detail with its secrets replaced, strings inside lists and mappings too (an EDIT's
+    regions, the failing tests' lines)."""
+    if isinstance(value, str):
+        return redact(value)
+    found: list[Finding] = []
+    if isinstance(value, list):
+        items = [_redact_value(item) for item in value]
+        return [item for item, _ in items], [f for _, fs in items for f in fs]
+    if isinstance(value, dict):
+        pairs = {key: _redact_value(item) for key, item in value.items()}
+        return {key: item for key, (item, _) in pairs.items()}, [
+            f for _, fs in pairs.values() for f in fs
+        ]
+    return value, found
 
 
 def _lost_submodule_changes(worktree: "Worktree") -> list[str]:
@@ -433,6 +459,7 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
                 journal.update(committed=committed)
         else:  # applied by the interrupted run
             applied, user_state, applied_note = None, done.user_state, done.applied
+    logs, redactions = _redact_logs(done.actions)
     summary = RunSummary(
         status=status,
         start_time=done.start_time,
@@ -442,8 +469,8 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
         applied=applied_note,
         notes=notes,
         committed=journal.journal.committed,
+        failed_tests=_failed_tests(logs),
     )
-    logs, redactions = _redact_logs(done.actions)
     report = ExecutionReport(
         run_summary=summary,
         memos=done.memos or MemoReport(),

@@ -78,6 +78,7 @@ class Execute(_Action):
     expected_outcome: str | None = None
     cwd: str | None = None
     env: dict[str, str] = Field(default_factory=dict)
+    expect_failure: bool = Field(default=False, exclude=True)  # `Expected To Fail: yes`: red test
 
 
 class Research(_Action):

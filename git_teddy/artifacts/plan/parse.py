@@ -74,12 +74,13 @@ _FIELDS = {
     "handoff resources": "handoff_resources",
     "handoff resource": "handoff_resources",
     "overwrite": "overwrite",
+    "expected to fail": "expect_failure",
 }
 _ACCEPTS = {
     "CREATE": {"path", "description", "overwrite"},
     "READ": {"resource", "description"},
     "EDIT": {"path", "description"},
-    "EXECUTE": {"description", "expected_outcome", "cwd", "env"},
+    "EXECUTE": {"description", "expected_outcome", "cwd", "env", "expect_failure"},
     "RESEARCH": {"description"},
     "CHAT_WITH_USER": set(),
     "INVOKE": {"agent", "handoff_resources"},
@@ -734,6 +735,7 @@ class _ActionBuilder:
             "expected_outcome": self.text("expected_outcome"),
             "cwd": self._cwd(),
             "env": self._env(),
+            "expect_failure": (self.text("expect_failure") or "").strip().lower() in _YES,
         }
 
     def _cwd(self) -> str | None:

@@ -104,6 +104,7 @@ def _metadata(**values: str | None) -> str:
         "cwd": "cwd",
         "agent": "Agent",
         "overwrite": "Overwrite",
+        "expect_failure": "Expected To Fail",
     }
     return "".join(
         f"- **{labels[key]}:** {value}\n" for key, value in values.items() if value is not None
@@ -141,6 +142,7 @@ def _execute(action: Execute) -> str:
         description=action.description,
         expected_outcome=action.expected_outcome,
         cwd=action.cwd,
+        expect_failure="yes" if action.expect_failure else None,
     )
     if action.env:
         meta += "- **env:**\n" + "".join(

@@ -9,6 +9,7 @@ which the invoking phase shows inline, links or embeds (`teddy.subagentMode`).
 
 import hashlib
 import re
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -312,14 +313,68 @@ def _failure(log: ActionLog, later: Sequence[TurnFiles]) -> Callout:
     # summary it ends with, not only the last lines
     details = log.details
     stdout, stderr = str(details.get("stdout") or ""), str(details.get("stderr") or "")
-    body = failure(call, summary, failure_excerpt(stdout, stderr, summary))
-    fixer = next((t for t in later if _succeeded(t, call)), None)
+    tests = (details.get("failed_tests") or {}).get("tests") or []
+    named = [line for line in tests[1:] if isinstance(line, str)]  # the first: in the summary
+    body = failure(call, summary, [*named, *failure_excerpt(stdout, stderr, summary)])
+    fixer = next((t for t in later if _succeeded(t, log)), None)
     return error_callout(body, fixer.name if fixer else None, fixer.title if fixer else None)
 
 
-def _succeeded(turn: TurnFiles, call: str) -> bool:
-    logs = turn.report.action_logs if turn.report else []
-    return any(log.status == "SUCCESS" and call_text(log) == call for log in logs)
+def _succeeded(turn: TurnFiles, failed: ActionLog) -> bool:
+    """Whether `turn` ran `failed` again with success: the same call, or for a command the
+    same check (same_check)."""
+    call, command = call_text(failed), _command(failed)
+    for log in turn.report.action_logs if turn.report else []:
+        if log.status != "SUCCESS" or log.details.get("expected_failure"):
+            continue
+        if call_text(log) == call:
+            return True
+        again = _command(log)
+        if command is not None and again is not None and same_check(command, again):
+            return True
+    return False
+
+
+def _command(log: ActionLog) -> str | None:
+    command = log.params.get("command") if log.action_type == "EXECUTE" else None
+    return str(command) if command else None
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def same_check(failed: str, later: str) -> bool:
+    """Whether the `later` command checks what the `failed` one did (so its success resolves
+    the failure): the same words but for flags (`pytest -x tests/a.py` and `pytest -q
+    tests/a.py`), a test file of the failed run run again (`tests/a.py::test_b` by
+    `pytest tests/a.py`), or the same tool run more widely (`pytest tests/a.py` by `pytest`)."""
+    old, new = _words(failed), _words(later)
+    if not old or not new:
+        return False
+    if old == new:
+        return True
+    old_files, new_files = _files(old), _files(new)
+    shared = old_files & new_files
+    if shared and (new[0] == old[0] or any("test" in name for name in shared)):
+        return True
+    return new[0] == old[0] and not new_files and new == old[: len(new)]
+
+
+def _words(command: str) -> list[str]:
+    """The command's words without its flags and leading VAR=value assignments."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    return [word for word in words if not word.startswith("-")]
+
+
+def _files(words: list[str]) -> set[str]:
+    """The words that name files (a test's id `tests/a.py::test_b` names tests/a.py)."""
+    names = {word.split("::")[0].removeprefix("./") for word in words[1:]}
+    return {name for name in names if "/" in name or re.search(r"\.\w+$", name)}
 
 
 # ---- tool calls -------------------------------------------------------------------------------
