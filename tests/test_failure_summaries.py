@@ -4,6 +4,7 @@ machine (tests/fixtures/runner_output/: pytest 9, unittest of Python 3.11, node 
 `node --test` with its TAP and spec reporters, jest 30, vitest 4, mocha 11, uvu 0.5,
 go 1.19, cargo 1.9x; the vitest and uvu samples also with their colour codes)."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -202,6 +203,7 @@ test('adds negatives', () => {
 """
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed here")
 def test_a_failed_node_test_run_is_summarised_by_its_failing_test(
     repo: Path, teddy: Teddy, env: dict
 ) -> None:
