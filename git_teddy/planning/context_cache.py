@@ -10,7 +10,7 @@ error runs the full command instead, which may then store its answer.
 An answer is stored under a key made of everything it depends on: the tree of the user's
 working tree (as a snapshot would record it), the session branches (local and fetched),
 the token-count cache file, this worktree's current session (session.current), the `teddy.*`
-settings and TEDDY_* variables, the arguments and
+settings and TEDDY_* variables, the developer tools on PATH, the arguments and
 the code of git-teddy itself; the entry also records the session's current-branch marker.
 Only answers the full command would print again are stored: none listing a URL (fetched
 afresh each time), none computed while a tokenizer had to be loaded (a first count may
@@ -32,10 +32,11 @@ from git_teddy.errors import TeddyError
 from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout, read_worktree_session
 from git_teddy.gitstore.worktree_tree import worktree_tree
+from git_teddy.planning.tool_probe import tools_stamp
 from git_teddy.session.refnames import session_ref_patterns
 from git_teddy.settings import Settings
 
-FORMAT = 5  # bump when an entry's layout or meaning changes
+FORMAT = 6  # bump when an entry's layout or meaning changes
 MAX_ENTRIES = 16  # the newest are kept: recent states of the working tree
 OUTPUTS = ("json", "text")
 
@@ -98,9 +99,11 @@ class State:
         self.refs = _session_refs(place.location.cwd, prefix, remotes)
         # This worktree's current session (session.current): the session of `context` without -s.
         self.current = read_worktree_session(place.location.git_dir)
+        # The developer tools on PATH that System Information names (stat calls only).
+        self.tools = tools_stamp()
 
     def parts(self) -> list[object]:
-        return [self.tokens, self.config, self.environ, self.refs, self.current]
+        return [self.tokens, self.config, self.environ, self.refs, self.current, self.tools]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.parts() == other.parts()
