@@ -39,6 +39,7 @@ from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.llm import Provider, provider_from_settings
+from git_teddy.llm.windows import is_ollama, known_window, ollama_warning, over_window
 from git_teddy.planning.agents import agent_prompt, header_problems
 from git_teddy.planning.ask import Attempt, FileReply, ask_for_plan, attempt_files, keep_failed
 from git_teddy.planning.context import (
@@ -84,6 +85,7 @@ from git_teddy.session.turns import (
 )
 from git_teddy.session.workspace import Workspace
 from git_teddy.settings import (
+    BASE_URL,
     CONTEXT_WINDOW,
     FETCH_TIMEOUT,
     MAP_TOKENS,
@@ -547,6 +549,8 @@ def _plan_on(
             if reply_file_text is not None
             else provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
         )
+        if provider.name in WINDOWED_PROVIDERS:
+            check_window(ws, provider.model, inputs, system, payload, ui)
         refuse = _turn_refusals(ws, base, inputs.handoff)
         plan, attempts = ask_for_plan(provider, system, payload, retries, ui, refuse)
         asked = Asked(plan, attempts, system, payload, _usage(attempts), {})
@@ -610,6 +614,36 @@ def _moved_meanwhile(
         f"the model's reply is kept in {last}; look at the session (`git teddy log`), then "
         f"record it with `git teddy plan -m MSG --from-file {shlex.quote(str(last))}`",
     )
+
+
+WINDOWED_PROVIDERS = ("openai", "anthropic")  # the others are people or files
+
+
+def check_window(
+    ws: Workspace, model: str, inputs: TurnInputs, system: str, payload: str, ui: UI
+) -> None:
+    """Stop before sending a request the model's context window cannot hold, naming the
+    biggest entries to drop; for an Ollama endpoint, say how to give it a window that does."""
+    counter = token_counter(ws)
+    request = counter.count(system) + counter.count(payload)
+    counter.save()
+    explicit = ws.settings.found(CONTEXT_WINDOW) is not None
+    known = None if explicit else known_window(model)
+    window = known or ws.settings.integer(CONTEXT_WINDOW)
+    source = (
+        f"{CONTEXT_WINDOW.key}"
+        if explicit
+        else f"{model}'s, from git-teddy's table of models"
+        if known
+        else f"{CONTEXT_WINDOW.key}'s default: {model} is not in git-teddy's table of models"
+    )
+    if not explicit and is_ollama(ws.settings.text(BASE_URL)):
+        ui.progress(ollama_warning(request))
+    if request > window:
+        entries = [(resource.name, resource.tokens) for resource in inputs.resources]
+        if inputs.overview is not None:
+            entries.append((f"the repository map ({MAP_TOKENS.key})", inputs.overview.tokens))
+        raise TeddyError(*over_window(request, window, source, entries))
 
 
 def with_resume_history(
