@@ -70,7 +70,7 @@ def test_first_turn_context_has_system_information_and_the_map(
 
     data = json.loads(teddy.ok(repo, "context", "--json").stdout)
     assert "### Repository Map" in data["overview"] and data["overview_tokens"] > 0
-    assert data["total_tokens"] == data["overview_tokens"] + sum(
+    assert data["total_tokens"] == data["overview_tokens"] + data["system_prompt_tokens"] + sum(
         r["tokens"] for r in data["resources"]
     )
 

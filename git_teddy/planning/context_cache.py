@@ -135,7 +135,7 @@ def _code_stamp() -> str:
     listing = []
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-        for name in sorted(f for f in files if f.endswith(".py")):
+        for name in sorted(f for f in files if f.endswith((".py", ".xml"))):  # prompts too
             stat = os.stat(os.path.join(folder, name))
             listing.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
     return f"{__version__}:{len(listing)}:{zlib.crc32(chr(10).join(listing).encode()):08x}"
@@ -160,7 +160,8 @@ def _checksum(fields: list[object]) -> int:
 
 class Answer:
     """What `git teddy context` shows: system information and the repository map (the
-    `overview` text and its tokens), the resources with their token counts, and the total."""
+    `overview` text and its tokens), the resources with their token counts, the system
+    prompt's tokens, and the total of all that: what a request holds besides the message."""
 
     def __init__(
         self,
@@ -170,12 +171,15 @@ class Answer:
         resources: list[tuple[str, int, str | None]],
         overview: tuple[str, int] = ("", 0),
         pruned: list[str] | None = None,
+        system_tokens: int = 0,
     ) -> None:
         self.session, self.agent, self.encoding = session, agent, encoding
         self.resources = resources
         self.overview, self.overview_tokens = overview
         self.pruned = pruned or []  # `!PATH` in session.context: excluded for the session
-        self.total = sum(tokens for _, tokens, _ in resources) + self.overview_tokens
+        self.system_tokens = system_tokens
+        resource_tokens = sum(tokens for _, tokens, _ in resources)
+        self.total = resource_tokens + self.overview_tokens + system_tokens
 
     def render(self, output: str) -> str:
         """What the command prints (`json` for --json, else `text`), without the last newline."""
@@ -188,6 +192,7 @@ class Answer:
                 "resources": rows,
                 "overview": self.overview,
                 "overview_tokens": self.overview_tokens,
+                "system_prompt_tokens": self.system_tokens,
                 "total_tokens": self.total,
                 "pruned": self.pruned,
             }
@@ -198,6 +203,8 @@ class Answer:
         ]
         if self.overview:
             lines.append(f"{self.overview_tokens:>8}  (system information and repository map)")
+        if self.system_tokens:
+            lines.append(f"{self.system_tokens:>8}  (system prompt of {self.agent})")
         lines += [
             f"{'pruned':>8}  {name}  (excluded for this session: READ it or "
             f"`git teddy add {shlex.quote(name)}` to bring it back)"
