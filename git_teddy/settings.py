@@ -447,8 +447,9 @@ TOKENIZER = Text(
 )
 CONTEXT_WINDOW = Integer(
     "teddy.contextWindow",
-    "The model's context window in tokens: on resume, older phases of session.md are cut to "
-    "their decisions to fit in it.",
+    "The model's context window in tokens: a request over it stops before it is sent, naming "
+    "the biggest entries to drop; on resume, older phases of session.md are cut to fit. "
+    "Unset: the window of a known model, else the default.",
     default=128_000,
     minimum=1,
     maximum=1024**4,

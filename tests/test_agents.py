@@ -22,11 +22,14 @@ from git_teddy.artifacts.plan.validate import RATIONALE_PARTS
 from git_teddy.errors import TeddyError
 from git_teddy.planning.agents import (
     BUNDLED_AGENTS,
+    SHARED_RULES,
     agent_prompt,
+    bundled_prompt,
     bundled_prompt_path,
     normalize_agent,
     project_prompt_path,
 )
+from git_teddy.planning.tokens import TokenCounter
 from git_teddy.prompts import PROMPTS_DIR
 
 SKELETON = """# Show one action
@@ -56,7 +59,7 @@ d
 
 
 def root_of(agent: str) -> ET.Element:
-    return ET.parse(PROMPTS_DIR / f"{agent}.xml").getroot()
+    return ET.fromstring(bundled_prompt(agent))
 
 
 def block(element: ET.Element | None) -> str:
@@ -91,7 +94,8 @@ def no_project_files(path: str) -> bytes | None:
 
 def test_bundled_agents_are_the_four_of_the_design() -> None:
     assert BUNDLED_AGENTS == ("pathfinder", "architect", "dev", "debugger")
-    assert sorted(path.stem for path in PROMPTS_DIR.glob("*.xml")) == sorted(BUNDLED_AGENTS)
+    agents = [path.stem for path in PROMPTS_DIR.glob("*.xml") if path.name != SHARED_RULES]
+    assert sorted(agents) == sorted(BUNDLED_AGENTS)
 
 
 @pytest.mark.parametrize("agent", BUNDLED_AGENTS)
@@ -106,7 +110,7 @@ def test_prompt_is_well_formed_xml_for_its_agent(agent: str) -> None:
 
 @pytest.mark.parametrize("agent", BUNDLED_AGENTS)
 def test_prompt_mentions_every_action_and_rationale_part(agent: str) -> None:
-    text = (PROMPTS_DIR / f"{agent}.xml").read_text(encoding="utf-8")
+    text = bundled_prompt(agent)
     for action in ACTION_TYPES:
         assert f"### `{action}`" in text, action
     for number, part in enumerate(RATIONALE_PARTS, start=1):
@@ -116,7 +120,7 @@ def test_prompt_mentions_every_action_and_rationale_part(agent: str) -> None:
 
 @pytest.mark.parametrize("agent", BUNDLED_AGENTS)
 def test_prompt_teaches_the_rules_models_get_wrong(agent: str) -> None:
-    text = (PROMPTS_DIR / f"{agent}.xml").read_text(encoding="utf-8")
+    text = bundled_prompt(agent)
     for phrase in (
         "_context.log",
         "STRICTLY MORE backticks",
@@ -149,10 +153,37 @@ def test_shared_sections_are_the_same_in_every_bundled_prompt() -> None:
         assert len({ET.tostring(s) for s in sections if s is not None}) == 1, part
 
 
+# Issue 27: the system prompt is part of every request, and the format's rules were repeated.
+# Sizes in cl100k tokens, before -> after (with the READ-parts sentence): pathfinder
+# 5686 -> 3827, architect 5684 -> 3938, dev 5544 -> 3886, debugger 5620 -> 3896.
+PROMPT_BUDGET = 4000
+
+
+def test_every_bundled_prompt_fits_the_budget_and_shares_the_rules_file() -> None:
+    counter = TokenCounter("cl100k_base")
+    sizes = {agent: counter.count(bundled_prompt(agent)) for agent in BUNDLED_AGENTS}
+    assert max(sizes.values()) <= PROMPT_BUDGET, sizes
+    shared = (PROMPTS_DIR / SHARED_RULES).read_text(encoding="utf-8")
+    for agent in BUNDLED_AGENTS:
+        own = bundled_prompt_path(agent).read_text(encoding="utf-8")
+        assert "<shared_rules/>" in own and "STRICTLY MORE backticks" not in own
+        assert "STRICTLY MORE backticks" in shared
+        assert "<!--" not in bundled_prompt(agent).split("<examples>")[0]  # no file comments
+
+
+@pytest.mark.parametrize("agent", BUNDLED_AGENTS)
+def test_prompt_speaks_of_the_users_project_not_of_the_tool(agent: str) -> None:
+    text = bundled_prompt(agent)
+    assert "git-teddy" not in text
+    assert "in the user's project" in block(root_of(agent).find("role"))
+    assert "named in System Information" in block(root_of(agent).find("session"))
+
+
 def test_prompts_ship_with_the_package() -> None:
     for agent in BUNDLED_AGENTS:
         assert files("git_teddy.prompts").joinpath(f"{agent}.xml").is_file()
         assert bundled_prompt_path(agent) == PROMPTS_DIR / f"{agent}.xml"
+    assert files("git_teddy.prompts").joinpath(SHARED_RULES).is_file()
 
 
 # ---- the example plans in them ---------------------------------------------------------------
@@ -210,19 +241,16 @@ def test_the_nested_fencing_example_is_a_valid_markdown_create() -> None:
     plan = parse_plan(SKELETON.format(actions=fragment))
     (create,) = plan.actions
     assert isinstance(create, Create) and create.path == "docs/usage.md"
-    assert "```shell\ngit teddy new my-feature\n```" in create.content
+    assert "```shell\nmake run\n```" in create.content
 
 
-def test_the_plan_skeleton_is_the_documented_structure() -> None:
+def test_the_rules_name_the_plan_structure_in_order() -> None:
     rules = block(root_of("dev").find("plan_format/rules"))
-    match = re.search(r"`````markdown\n(# .*?)\n`````\n", rules, re.S)
-    assert match is not None
-    assert match.group(1).endswith("### `READ`\n...")
-    read = "### `READ`\n- **Resource:** [README.md](/README.md)"
-    plan = parse_plan(match.group(1).replace("### `READ`\n...", read))
-    assert [action.type for action in plan.actions] == ["READ"]
-    assert [memo.op for memo in plan.memos] == ["+", "-"]
-    assert plan.memos[0].comment == "why, for the user"
+    parts = ["`# ", "**Status:**", "**Plan Type:**", "**Agent:**", "`## Rationale`"]
+    parts += [f"`### {n}. {part}`" for n, part in enumerate(RATIONALE_PARTS, start=1)]
+    parts += ["`## Memos`", "`## Action Plan`"]
+    positions = [rules.index(part) for part in parts]
+    assert positions == sorted(positions)
 
 
 # ---- choosing a prompt -----------------------------------------------------------------------
@@ -254,7 +282,9 @@ def test_bundled_prompt_without_project_override(agent: str) -> None:
         return None
 
     text = agent_prompt(agent.title(), project_file)
-    assert text == (PROMPTS_DIR / f"{agent}.xml").read_text(encoding="utf-8")
+    assert text == bundled_prompt(agent)
+    assert text.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<agent_prompt ')
+    assert "<shared_rules/>" not in text and "<plan_format>" in text
     assert asked == [f".teddy/prompts/{agent}.xml"]
 
 

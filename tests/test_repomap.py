@@ -56,7 +56,7 @@ def test_first_turn_context_has_system_information_and_the_map(
     teddy.ok(repo, "new", "fresh")
     out = teddy.ok(repo, "context").stdout
     overview = map_section(out)
-    for line in ("- OS: ", "- Shell: ", "- git: ", "- Python: "):
+    for line in ("- OS: ", "- Shell: ", "- git: ", "- Project: `demo`", "- Tools on PATH: "):
         assert line in overview
     assert "Python (" in overview and "pytest" in overview
     assert "Python project (pyproject.toml)" in overview
@@ -71,7 +71,7 @@ def test_first_turn_context_has_system_information_and_the_map(
 
     data = json.loads(teddy.ok(repo, "context", "--json").stdout)
     assert "### Repository Map" in data["overview"] and data["overview_tokens"] > 0
-    assert data["total_tokens"] == data["overview_tokens"] + sum(
+    assert data["total_tokens"] == data["overview_tokens"] + data["system_prompt_tokens"] + sum(
         r["tokens"] for r in data["resources"]
     )
 

@@ -93,14 +93,6 @@ class TrackedFile:
     size: int  # bytes as stored; -1 for a submodule (a gitlink has no size)
 
 
-@dataclass(frozen=True)
-class SystemFacts:
-    os: str
-    shell: str
-    git: str
-    python: str
-
-
 # ---- what the repository is made of ------------------------------------------------------------
 
 
@@ -123,17 +115,6 @@ def detect_tools(paths: Iterable[str], manifests: Mapping[str, str]) -> list[str
     tools += [tool for name, text, tool in MENTIONS if text in manifests.get(name, "")]
     found = [f"{lang} ({n} file{'s' if n != 1 else ''})" for lang, n in languages.most_common(6)]
     return found + list(dict.fromkeys(tools))
-
-
-def render_system_info(facts: SystemFacts, tools: list[str]) -> str:
-    return (
-        "### System Information\n"
-        f"- OS: {facts.os}\n"
-        f"- Shell: {facts.shell}\n"
-        f"- git: {facts.git}\n"
-        f"- Python: {facts.python}\n"
-        f"- Project: {', '.join(tools) or '(nothing recognised)'}\n"
-    )
 
 
 # ---- ranking -----------------------------------------------------------------------------------

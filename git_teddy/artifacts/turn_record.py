@@ -36,6 +36,7 @@ class TurnRecord(BaseModel):
     tokens_in: int | None = None
     tokens_out: int | None = None
     cost: float | None = None
+    tokens_counted: bool = False  # counted by git-teddy: the provider reported no usage
     planned_at: str
     executed_at: str | None = None
     redactions: list[dict[str, object]] = []  # secrets kept out of the plan commit, and where
@@ -48,7 +49,10 @@ class TurnRecord(BaseModel):
         return None if cost is None else round(cost, COST_DECIMALS)
 
     def to_yaml(self) -> bytes:
-        return yaml.safe_dump(self.model_dump(), sort_keys=False, allow_unicode=True).encode()
+        data = self.model_dump()
+        if not data["tokens_counted"]:
+            del data["tokens_counted"]  # reported by the provider, or none: as before the key
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode()
 
     @classmethod
     def from_yaml(cls, data: bytes) -> "TurnRecord":

@@ -117,7 +117,15 @@ def context(session: str | None, context_depth: int, as_json: bool, allow: tuple
     inputs = context_preview(ws, session_id, context_depth)
     resources = [(r.name, r.tokens, r.note) for r in inputs.resources]
     overview = (inputs.overview.text or "", inputs.overview.tokens) if inputs.overview else ("", 0)
-    answer = Answer(session_id, inputs.agent, inputs.encoding, resources, overview, inputs.pruned)
+    answer = Answer(
+        session_id,
+        inputs.agent,
+        inputs.encoding,
+        resources,
+        overview,
+        inputs.pruned,
+        inputs.system_tokens,
+    )
     if watch is not None:
         watch.remember(ws.repo.read_commit(inputs.base).tree, session, context_depth, answer)
     text = answer.render("json" if as_json else "text")

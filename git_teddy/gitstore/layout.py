@@ -7,6 +7,8 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
       tokens.json              token counts by blob id (git_teddy.planning.tokens)
       context-cache/           whole answers of `git teddy context` (planning.context_cache)
       repomap/<tree>-<key>.json  a context's repository map by tree id (planning.repomap)
+      system/tools.json        the developer tools on PATH and their versions, and what
+                               `import <package>` finds (planning.tool_probe)
       index.toon               the session index behind `list` and `stats` (git_teddy.index)
       log-cache/<tree>.json    what `session.md` needs from one turn folder, by the folder's
                                tree id (git_teddy.session.logcache)
@@ -111,6 +113,10 @@ class Layout:
     @property
     def repo_map_cache(self) -> Path:
         return self.root / "repomap"
+
+    @property
+    def system_tools_file(self) -> Path:
+        return self.root / "system" / "tools.json"
 
     @property
     def index_file(self) -> Path:

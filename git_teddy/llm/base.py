@@ -24,6 +24,7 @@ class Completion(BaseModel):
     tokens_out: int | None = None
     cost: float | None = None  # USD, None when the price or the usage is unknown
     truncated: bool = False  # cut off at the output limit (finish_reason length, max_tokens)
+    tokens_counted: bool = False  # the tokens were counted here: the provider reported none
 
 
 class ProviderError(TeddyError):

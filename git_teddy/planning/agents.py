@@ -16,6 +16,7 @@ from git_teddy.prompts import PROMPTS_DIR
 
 BUNDLED_AGENTS: tuple[str, ...] = ("pathfinder", "architect", "dev", "debugger")
 PROJECT_PROMPTS = ".teddy/prompts"
+SHARED_RULES = "_shared.xml"  # the plan format and the session, the same for every agent
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 _WRAPPING = "`*\"' \t\r\n"
@@ -46,11 +47,24 @@ def agent_prompt(agent: str, project_file: Callable[[str], bytes | None]) -> str
     if data is not None:
         return _decode(data, path)
     if name in BUNDLED_AGENTS:
-        return bundled_prompt_path(name).read_text(encoding="utf-8")
+        return bundled_prompt(name)
     raise TeddyError(
         f"unknown agent `{name}`: the bundled agents are {_available()}",
         f"use one of them, or define `{name}` for this project in {path}",
     )
+
+
+def bundled_prompt(agent: str) -> str:
+    """A bundled agent's prompt as the model gets it: its file, `<shared_rules/>` replaced by
+    the rules every agent shares (`_shared.xml`), the files' own comments left out."""
+    text = _without_comment(bundled_prompt_path(agent).read_text(encoding="utf-8"))
+    shared = _without_comment((PROMPTS_DIR / SHARED_RULES).read_text(encoding="utf-8"))
+    return text.replace("<shared_rules/>\n", shared)
+
+
+def _without_comment(text: str) -> str:
+    """The text without the maintainers' comment that opens a prompt file."""
+    return re.sub(r"^(<\?xml[^>]*>\n)?<!--.*?-->\n", r"\1", text, count=1, flags=re.S)
 
 
 def bundled_prompt_path(agent: str) -> Path:

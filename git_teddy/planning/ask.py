@@ -128,6 +128,24 @@ def _plan_wanted(refuse: Callable[[Plan, str], list[Problem]]) -> Wanted[Plan]:
     return Wanted(PLAN.noun, check, PLAN.retry)
 
 
+def count_unreported(
+    attempts: list[Attempt], system: str, payload: str, count: Callable[[str], int]
+) -> None:
+    """Tokens for the attempts whose provider reported none (manual, replay, a reply file):
+    counted with the tokenizer over what each attempt was sent (the system prompt, the
+    payload, and every earlier reply with the problems sent back) and what it replied, and
+    marked as counted. A figure that is only unknown to the provider is not 0."""
+    sent = count(system) + count(payload)
+    for attempt in attempts:
+        completion = attempt.completion
+        replied = count(completion.text)
+        if completion.tokens_in is None and completion.tokens_out is None:
+            completion.tokens_in, completion.tokens_out = sent, replied
+            completion.tokens_counted = True
+        if attempt.problems:
+            sent += replied + count(PLAN.retry(attempt.problems))
+
+
 # ---- keeping the attempts --------------------------------------------------------------------
 
 

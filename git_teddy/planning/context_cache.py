@@ -10,7 +10,7 @@ error runs the full command instead, which may then store its answer.
 An answer is stored under a key made of everything it depends on: the tree of the user's
 working tree (as a snapshot would record it), the session branches (local and fetched),
 the token-count cache file, this worktree's current session (session.current), the `teddy.*`
-settings and TEDDY_* variables, the arguments and
+settings and TEDDY_* variables, the developer tools on PATH, the arguments and
 the code of git-teddy itself; the entry also records the session's current-branch marker.
 Only answers the full command would print again are stored: none listing a URL (fetched
 afresh each time), none computed while a tokenizer had to be loaded (a first count may
@@ -32,10 +32,11 @@ from git_teddy.errors import TeddyError
 from git_teddy.gitstore import permissions, plumbing
 from git_teddy.gitstore.layout import Layout, read_worktree_session
 from git_teddy.gitstore.worktree_tree import worktree_tree
+from git_teddy.planning.tool_probe import tools_stamp
 from git_teddy.session.refnames import session_ref_patterns
 from git_teddy.settings import Settings
 
-FORMAT = 5  # bump when an entry's layout or meaning changes
+FORMAT = 6  # bump when an entry's layout or meaning changes
 MAX_ENTRIES = 16  # the newest are kept: recent states of the working tree
 OUTPUTS = ("json", "text")
 
@@ -98,9 +99,11 @@ class State:
         self.refs = _session_refs(place.location.cwd, prefix, remotes)
         # This worktree's current session (session.current): the session of `context` without -s.
         self.current = read_worktree_session(place.location.git_dir)
+        # The developer tools on PATH that System Information names (stat calls only).
+        self.tools = tools_stamp()
 
     def parts(self) -> list[object]:
-        return [self.tokens, self.config, self.environ, self.refs, self.current]
+        return [self.tokens, self.config, self.environ, self.refs, self.current, self.tools]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.parts() == other.parts()
@@ -132,7 +135,7 @@ def _code_stamp() -> str:
     listing = []
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-        for name in sorted(f for f in files if f.endswith(".py")):
+        for name in sorted(f for f in files if f.endswith((".py", ".xml"))):  # prompts too
             stat = os.stat(os.path.join(folder, name))
             listing.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
     return f"{__version__}:{len(listing)}:{zlib.crc32(chr(10).join(listing).encode()):08x}"
@@ -157,7 +160,8 @@ def _checksum(fields: list[object]) -> int:
 
 class Answer:
     """What `git teddy context` shows: system information and the repository map (the
-    `overview` text and its tokens), the resources with their token counts, and the total."""
+    `overview` text and its tokens), the resources with their token counts, the system
+    prompt's tokens, and the total of all that: what a request holds besides the message."""
 
     def __init__(
         self,
@@ -167,12 +171,15 @@ class Answer:
         resources: list[tuple[str, int, str | None]],
         overview: tuple[str, int] = ("", 0),
         pruned: list[str] | None = None,
+        system_tokens: int = 0,
     ) -> None:
         self.session, self.agent, self.encoding = session, agent, encoding
         self.resources = resources
         self.overview, self.overview_tokens = overview
         self.pruned = pruned or []  # `!PATH` in session.context: excluded for the session
-        self.total = sum(tokens for _, tokens, _ in resources) + self.overview_tokens
+        self.system_tokens = system_tokens
+        resource_tokens = sum(tokens for _, tokens, _ in resources)
+        self.total = resource_tokens + self.overview_tokens + system_tokens
 
     def render(self, output: str) -> str:
         """What the command prints (`json` for --json, else `text`), without the last newline."""
@@ -185,6 +192,7 @@ class Answer:
                 "resources": rows,
                 "overview": self.overview,
                 "overview_tokens": self.overview_tokens,
+                "system_prompt_tokens": self.system_tokens,
                 "total_tokens": self.total,
                 "pruned": self.pruned,
             }
@@ -195,6 +203,8 @@ class Answer:
         ]
         if self.overview:
             lines.append(f"{self.overview_tokens:>8}  (system information and repository map)")
+        if self.system_tokens:
+            lines.append(f"{self.system_tokens:>8}  (system prompt of {self.agent})")
         lines += [
             f"{'pruned':>8}  {name}  (excluded for this session: READ it or "
             f"`git teddy add {shlex.quote(name)}` to bring it back)"

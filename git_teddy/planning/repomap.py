@@ -6,47 +6,34 @@ context lists or the message names. Two caches serve it, both keyed by content:
 `teddy/repomap/paths/<tree>.json` holds a tree's tracked paths (to find the focus of a new
 message without listing the tree again) and `teddy/repomap/<tree>-<crc>.json` the map for a
 budget and focus. A new message that names no other file than the last one reads two
-files; only a new tree or a new focus renders again. The system facts are not stored (git
-or the shell may change between runs without the tree changing); they cost one
-`git --version`.
+files; only a new tree or a new focus renders again. The system information is
+planning/system_info.py's (its tool probes cached by what is on PATH).
 """
 
 import json
-import os
-import platform
 import zlib
 from pathlib import Path
 
 from git_teddy.artifacts.repomap import (
     MANIFESTS,
-    SystemFacts,
     TrackedFile,
     detect_tools,
     mentioned,
     most_shown,
     rank,
     render_map,
-    render_system_info,
     select,
 )
 from git_teddy.artifacts.symbols import Symbol, file_symbols, has_symbols, mentioned_names
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.planning.context_cache import write_entry
+from git_teddy.planning.system_info import system_information
 
 FORMAT = 3  # bump when an entry's layout or the rendering changes
 MAX_ENTRIES = 32
 MAX_PATH_LISTS = 8  # one per recent tree: a 100,000-file list is a few MB
 MAX_PYTHON_BYTES = 200_000  # bigger source files are listed without their symbols
 MAX_SEARCHED = 2_000  # source files searched for the symbols a message names
-
-
-def system_facts(repo: GitRepo) -> SystemFacts:
-    return SystemFacts(
-        os=f"{platform.system()} {platform.release()} ({platform.machine()})",
-        shell=os.environ.get("SHELL") or os.environ.get("COMSPEC") or "unknown",
-        git=repo.git_version(),
-        python=platform.python_version(),
-    )
 
 
 def _entry_path(repo: GitRepo, tree: str, key: str) -> Path:
@@ -151,4 +138,4 @@ def repository_overview(
         entry = {"key": key, "tools": tools, "map": text, "check": zlib.crc32(text.encode())}
         write_entry(path, entry, repo.layout.shared, keep=MAX_ENTRIES)
     tools, text = hit
-    return f"{render_system_info(system_facts(repo), tools)}\n{text}"
+    return f"{system_information(repo, tree, tools)}\n{text}"

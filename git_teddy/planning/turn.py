@@ -1,9 +1,11 @@
 """`git teddy plan`: assemble the context, ask the model, validate (re-prompting with the
 problems), and record the turn. `git teddy context` shows the same context without a model."""
 
+import json
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from git_teddy.artifacts.context_list import (
     GLOBAL_CONTEXT,
@@ -41,9 +43,18 @@ from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
+from git_teddy.gitstore.permissions import Shared
 from git_teddy.llm import Provider, provider_from_settings
+from git_teddy.llm.windows import is_ollama, known_window, ollama_warning, over_window
 from git_teddy.planning.agents import agent_prompt, header_problems
-from git_teddy.planning.ask import Attempt, FileReply, ask_for_plan, attempt_files, keep_failed
+from git_teddy.planning.ask import (
+    Attempt,
+    FileReply,
+    ask_for_plan,
+    attempt_files,
+    count_unreported,
+    keep_failed,
+)
 from git_teddy.planning.context import (
     HISTORY_FILES,
     Resource,
@@ -87,6 +98,7 @@ from git_teddy.session.turns import (
 )
 from git_teddy.session.workspace import Workspace
 from git_teddy.settings import (
+    BASE_URL,
     CONTEXT_WINDOW,
     FETCH_TIMEOUT,
     MAP_TOKENS,
@@ -117,6 +129,7 @@ class TurnInputs:
     history: list[str] = field(default_factory=list)  # turns whose artifacts are included
     overview: Resource | None = None  # system information and the repository map
     pruned: list[str] = field(default_factory=list)  # excluded by `!PATH` in session.context
+    system_tokens: int = 0  # the system prompt's, sent with every request
 
     def payload(self, message: str) -> str:
         prompt = prompt_with_handoff(message, self.handoff)
@@ -343,8 +356,10 @@ def gather_inputs(
         if overview_text
         else None
     )
-    counter.save()
     chosen = handoff.agent
+    system_prompt = agent_prompt(chosen, lambda path: repo.read_file(tree, path))
+    system_tokens = counter.count(system_prompt)
+    counter.save()
     data = repo.read_bounded(tree, MEMOS_PATH, YAML_LIMIT + 1)  # more is refused, unread
     memos = parse_memos((data or b"").decode("utf-8", "replace"))
     return TurnInputs(
@@ -354,11 +369,12 @@ def gather_inputs(
         turn_context=turn_context,
         resources=resources,
         memos=memos,
-        system_prompt=agent_prompt(chosen, lambda path: repo.read_file(tree, path)),
+        system_prompt=system_prompt,
         encoding=counter.encoding_label,
         history=history,
         overview=overview,
         pruned=excluded,
+        system_tokens=system_tokens,
     )
 
 
@@ -375,6 +391,7 @@ def _usage(attempts: list[Attempt]) -> dict[str, object]:
         "tokens_in": total([a.completion.tokens_in for a in attempts]),
         "tokens_out": total([a.completion.tokens_out for a in attempts]),
         "cost": total([a.completion.cost for a in attempts]),
+        "tokens_counted": any(a.completion.tokens_counted for a in attempts),
     }
 
 
@@ -444,10 +461,16 @@ class PlannedTurn:
         record = self.record
         lines = [f"turn {record.turn} of {record.session} (@{record.agent}): {self.plan.title}"]
         lines += [f"  {n}. {describe(a)}" for n, a in enumerate(self.plan.actions, start=1)]
-        tokens = f"{record.tokens_in or 0} in, {record.tokens_out or 0} out"
+        tokens = f"{_figure(record.tokens_in)} in, {_figure(record.tokens_out)} out"
+        if record.tokens_counted:
+            tokens += " (counted here: the provider reports none)"
         cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
         lines.append(f"  model {record.model}: {tokens}, {cost}, {self.attempts} attempt(s)")
         return lines
+
+
+def _figure(tokens: object) -> str:
+    return str(tokens) if isinstance(tokens, int) else "unknown"
 
 
 def _refusals(ws: Workspace, base: str) -> Callable[[Plan], list[Problem]]:
@@ -570,8 +593,13 @@ def _plan_on(
             if reply_file_text is not None
             else provider_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
         )
+        if provider.name in WINDOWED_PROVIDERS:
+            check_window(ws, provider.model, inputs, system, payload, ui)
         refuse = _turn_refusals(ws, base, inputs.handoff)
         plan, attempts = ask_for_plan(provider, system, payload, retries, ui, refuse)
+        counter = token_counter(ws)
+        count_unreported(attempts, system, payload, counter.count)
+        counter.save()
         asked = Asked(plan, attempts, system, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
     reached("plan.replied")
@@ -581,8 +609,10 @@ def _plan_on(
         failed_plans = ws.repo.layout.failed_plans(session)
         turn = store.next_turn(session, branch)
         kept = keep_failed(failed_plans, turn, attempts, ws.repo.layout.shared)
+        _write_json(kept / FAILED_USAGE, asked.usage, ws.repo.layout.shared)
         raise TeddyError(
-            f"the plan is not valid after {len(attempts)} attempt(s):\n"
+            f"the plan is not valid after {len(attempts)} attempt(s) "
+            f"({_usage_said(asked.usage)}; counted in the turn that gets a valid plan):\n"
             + format_problems(attempts[-1].problems),
             f"every reply is kept in {kept}; fix the plan and record it with "
             "`git teddy plan -m MSG --from-file PLAN.md`",
@@ -604,7 +634,9 @@ def _plan_on(
     raw_system = asked.system if pipeline is not None else inputs.system_prompt
     if redacting and (sent := _request_findings(raw_system, raw_payload, payload, asked)):
         secrets[CONTEXT_LOG] = sent
-    extra = {**asked.usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
+    failed = _failed_usage(ws.repo.layout.failed_plans(session), store.next_turn(session, branch))
+    usage = _with_failed(asked.usage, [figures for _, figures in failed])
+    extra = {**usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
     try:
         record = record_plan(
             store, session, branch, files, inputs.agent, base, extra, tip, plan.title
@@ -615,8 +647,54 @@ def _plan_on(
         keep_original_plan(store, record, original_plan)
     else:
         forget_original_plan(store, session, record.turn)  # a stale copy must not run
+    for path, _ in failed:  # charged once: to this turn
+        path.replace(path.with_name(CHARGED_USAGE))
     reached("plan.recorded")
     return PlannedTurn(record, plan, len(attempts))
+
+
+FAILED_USAGE = "usage.json"  # beside the kept replies: what they cost, not yet charged
+CHARGED_USAGE = "usage.charged.json"  # ... and once a recorded turn counts it
+
+
+def _write_json(path: Path, data: dict[str, object], shared: Shared) -> None:
+    try:
+        path.write_text(json.dumps(data))
+        shared.adjust(path)
+    except OSError:
+        return  # the replies are kept; only their figures are lost
+
+
+def _failed_usage(folder: Path, turn: str) -> list[tuple[Path, dict[str, object]]]:
+    """The figures of the attempts of `turn` that gave no valid plan, not yet charged."""
+    found = []
+    for path in sorted(folder.glob(f"{turn}-*/{FAILED_USAGE}")):
+        try:
+            figures = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(figures, dict):
+            found.append((path, figures))
+    return found
+
+
+def _with_failed(usage: dict[str, object], failed: list[dict[str, object]]) -> dict[str, object]:
+    """`usage` plus the figures of earlier failed attempts: every model call counts."""
+    total = dict(usage)
+    for figures in failed:
+        for key in ("tokens_in", "tokens_out", "cost"):
+            mine, theirs = total.get(key), figures.get(key)
+            if isinstance(theirs, int | float) and not isinstance(theirs, bool):
+                total[key] = (mine if isinstance(mine, int | float) else 0) + theirs
+        total["tokens_counted"] = bool(total.get("tokens_counted") or figures.get("tokens_counted"))
+    return total
+
+
+def _usage_said(usage: dict[str, object]) -> str:
+    cost = usage.get("cost")
+    said = f"${cost:.4f}" if isinstance(cost, float | int) else "cost unknown"
+    tokens_in, tokens_out = usage.get("tokens_in"), usage.get("tokens_out")
+    return f"{_figure(tokens_in)} tokens in, {_figure(tokens_out)} out, {said}"
 
 
 def _moved_meanwhile(
@@ -633,6 +711,36 @@ def _moved_meanwhile(
         f"the model's reply is kept in {last}; look at the session (`git teddy log`), then "
         f"record it with `git teddy plan -m MSG --from-file {shlex.quote(str(last))}`",
     )
+
+
+WINDOWED_PROVIDERS = ("openai", "anthropic")  # the others are people or files
+
+
+def check_window(
+    ws: Workspace, model: str, inputs: TurnInputs, system: str, payload: str, ui: UI
+) -> None:
+    """Stop before sending a request the model's context window cannot hold, naming the
+    biggest entries to drop; for an Ollama endpoint, say how to give it a window that does."""
+    counter = token_counter(ws)
+    request = counter.count(system) + counter.count(payload)
+    counter.save()
+    explicit = ws.settings.found(CONTEXT_WINDOW) is not None
+    known = None if explicit else known_window(model)
+    window = known or ws.settings.integer(CONTEXT_WINDOW)
+    source = (
+        f"{CONTEXT_WINDOW.key}"
+        if explicit
+        else f"{model}'s, from git-teddy's table of models"
+        if known
+        else f"{CONTEXT_WINDOW.key}'s default: {model} is not in git-teddy's table of models"
+    )
+    if not explicit and is_ollama(ws.settings.text(BASE_URL)):
+        ui.progress(ollama_warning(request))
+    if request > window:
+        entries = [(resource.name, resource.tokens) for resource in inputs.resources]
+        if inputs.overview is not None:
+            entries.append((f"the repository map ({MAP_TOKENS.key})", inputs.overview.tokens))
+        raise TeddyError(*over_window(request, window, source, entries))
 
 
 def with_resume_history(
