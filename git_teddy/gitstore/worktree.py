@@ -371,7 +371,7 @@ def _move(path: Path, last: str, commit: str, no_hooks: Path) -> bool:
         if runner.output(["rev-parse", "HEAD"], path, isolated=True).strip() != last:
             return False
         runner.output([*config, "read-tree", "-m", "-u", last, commit], path, isolated=True)
-        runner.output(["update-ref", "--no-deref", "HEAD", commit], path, isolated=True)
+        runner.output([*config, "update-ref", "--no-deref", "HEAD", commit], path, isolated=True)
     except runner.GitFailed:
         return False
     # -x also removes ignored leftovers of the previous run (build output, caches).
