@@ -22,6 +22,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from git_teddy.artifacts.paths import entry_problem
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import promisor, runner
 from git_teddy.gitstore.checkout import Entry, checkout_blobs
@@ -360,13 +361,50 @@ def _refuse_overwrites(top: Path, changes: list[Change]) -> None:
             )
 
 
+def _refuse_paths_git_refuses(changes: list[Change]) -> None:
+    """A snapshot from someone else's session may hold names git itself never checks out
+    (`..`, `.git` in any spelling, an absolute path): all of them are found before anything
+    is written, so the working tree is never left half-restored."""
+    refused = [
+        problem
+        for change in changes
+        if (problem := entry_problem(change.path) or _dot_part(change.path)) is not None
+    ]
+    if refused:
+        shown = "; ".join(refused[:3]) + (
+            f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
+        )
+        raise CannotApply(
+            f"the snapshot holds paths git would refuse to check out: {shown}",
+            "nothing was changed; the snapshot comes from a damaged or hostile session: "
+            "delete it (`git teddy delete`) or ask its author where it came from",
+        )
+
+
+def _dot_part(path: str) -> str | None:
+    return (
+        f"{path} has an empty or `.` part" if any(p in ("", ".") for p in path.split("/")) else None
+    )
+
+
 def _remove(path: Path, top: Path) -> None:
     if path.is_symlink() or path.is_file():  # never a folder: what is in it is not ours
         path.unlink()
     parent = path.parent
+    standing = _current_folders()
     while parent != top and parent.is_dir() and not any(parent.iterdir()):
+        if parent.resolve() in standing:
+            break  # the folder the user stands in (or one above it): git leaves it too
         parent.rmdir()  # folders left empty by the deletion go too, as git would do
         parent = parent.parent
+
+
+def _current_folders() -> set[Path]:
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:  # already gone: nothing to keep
+        return set()
+    return {cwd, *cwd.parents}
 
 
 def apply_to_worktree(
@@ -384,6 +422,7 @@ def apply_to_worktree(
         outcome = _merge(repo, base, user_state, result, label)
         target, conflicts, kept = outcome.tree, outcome.conflicts, outcome.kept_yours
     changes = _changes(repo, _tree(repo, user_state), target)
+    _refuse_paths_git_refuses(changes)
     _refuse_missing_blobs(repo, changes)
     _refuse_gitlink_writes(changes)
     _refuse_symlinked_paths(repo.toplevel, changes)

@@ -30,13 +30,13 @@ from git_teddy.artifacts.repomap import (
     in_order,
     mentioned,
     most_shown,
-    python_symbols,
     rank,
     render_map,
     render_system_info,
     reorder,
     select,
 )
+from git_teddy.artifacts.symbols import Symbol, file_symbols, has_symbols, mentioned_names
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.runner import GitFailed
 from git_teddy.planning.context_cache import write_derived, write_entry
@@ -44,8 +44,9 @@ from git_teddy.planning.context_cache import write_derived, write_entry
 FORMAT = 3  # bump when an entry's layout or the rendering changes
 MAX_ENTRIES = 32
 MAX_LISTINGS = 8  # one per recent tree: a 100,000-file listing is a few MB
-MAX_KNOWN_SYMBOLS = 4096  # symbols kept by blob across trees (the shown files' are always)
-MAX_PYTHON_BYTES = 200_000  # bigger modules are listed without their symbols
+MAX_KNOWN_SYMBOLS = 4096  # files whose symbols are kept by blob across trees
+MAX_PYTHON_BYTES = 200_000  # bigger source files are listed without their symbols
+MAX_SEARCHED = 2_000  # source files searched for the symbols a message names
 
 
 def system_facts(repo: GitRepo) -> SystemFacts:
@@ -75,13 +76,13 @@ def _read_entry(path: Path, key: str) -> tuple[list[str], str] | None:
 
 def _symbols(
     repo: GitRepo, files: list[TrackedFile], blobs: dict[str, str]
-) -> dict[str, list[str]]:
-    """Top-level symbols of the Python files among `files` (`blobs`: their object ids)."""
+) -> dict[str, list[Symbol]]:
+    """The symbols of the source files among `files` (`blobs`: their object ids)."""
     found = {}
     for file in files:
-        if file.path.endswith(".py") and 0 < file.size <= MAX_PYTHON_BYTES:
+        if has_symbols(file.path) and 0 < file.size <= MAX_PYTHON_BYTES:
             data = repo.read_object(blobs[file.path])
-            found[file.path] = python_symbols(data.decode("utf-8", "replace"))
+            found[file.path] = file_symbols(file.path, data.decode("utf-8", "replace"))
     return found
 
 
@@ -93,7 +94,7 @@ class Listing:
     tree: str
     files: list[tuple[str, int, str]]
     census: Census
-    symbols: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
+    symbols: dict[str, tuple[str, list[Symbol]]] = field(default_factory=dict)
 
     def paths(self) -> list[str]:
         return [path for path, _, _ in self.files]
@@ -121,11 +122,23 @@ def _read_listing(path: Path, tree: str | None = None) -> Listing | None:
         census.names.update({str(k): int(v) for k, v in entry["names"].items()})
         census.workflows = int(entry["workflows"])
         symbols = {
-            str(p): (str(b), [str(s) for s in syms]) for p, (b, syms) in entry["symbols"].items()
+            str(p): (str(b), [_symbol(fields) for fields in syms])
+            for p, (b, syms) in entry["symbols"].items()
         }
         return Listing(str(entry["tree"]), files, census, symbols)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None  # computed again
+
+
+def _symbol(fields: list[object]) -> Symbol:
+    """A symbol as `_write_listing` stores it (ValueError when it is not)."""
+    name, line, end, text, depth, refs = fields
+    if not isinstance(refs, list):
+        raise ValueError(refs)
+    numbers = [int(str(n)) for n in (line, end, depth)]
+    return Symbol(
+        str(name), numbers[0], numbers[1], str(text), numbers[2], frozenset(map(str, refs))
+    )
 
 
 def _write_listing(repo: GitRepo, listing: Listing) -> None:
@@ -139,7 +152,13 @@ def _write_listing(repo: GitRepo, listing: Listing) -> None:
         "languages": dict(listing.census.languages),
         "names": dict(listing.census.names),
         "workflows": listing.census.workflows,
-        "symbols": listing.symbols,
+        "symbols": {
+            path: [
+                blob,
+                [[y.name, y.line, y.end, y.text, y.depth, sorted(y.refs)] for y in symbols],
+            ]
+            for path, (blob, symbols) in listing.symbols.items()
+        },
     }
     data = json.dumps(head, separators=(",", ":")).encode() + b"\n" + body
     write_derived(_listing_path(repo, listing.tree), data, repo.layout.shared, MAX_LISTINGS)
@@ -186,25 +205,45 @@ def _listing(repo: GitRepo, tree: str) -> tuple[Listing, bool]:
 
 
 def _compute(
-    repo: GitRepo, listing: Listing, focus: set[str], budget: int
+    repo: GitRepo, listing: Listing, focus: set[str], budget: int, names: frozenset[str]
 ) -> tuple[list[str], str]:
     tree = listing.tree
     manifests = {
         name: (repo.read_file(tree, name) or b"").decode("utf-8", "replace") for name in MANIFESTS
     }
-    # Which Python files could be shown: those that fit without symbols; then, with their
-    # symbols, render_map keeps those that still fit. Symbols read for a blob before are
-    # not read again.
-    ranked = rank(listing.files, focus, most_shown(budget))
-    candidates = select(ranked, budget, {})
     blobs = {path: blob for path, _, blob in listing.files}
+    # The files defining or calling a symbol the message names come first, with the named
+    # ones. Which other files could be shown: those that fit without symbols; then, with
+    # their symbols, render_map keeps those that still fit. Symbols read for a blob before
+    # are not read again.
+    files = [TrackedFile(path, size) for path, size, _ in listing.files] if names else []
+    named = _naming(repo, files, blobs, names) if names else {}
+    ranked = rank(listing.files, focus | set(named), most_shown(budget))
+    candidates = [f for f in select(ranked, budget, {}) if f.path not in named]
     known = {p: s for p, (b, s) in listing.symbols.items() if blobs.get(p) == b}
     symbols = {f.path: known[f.path] for f in candidates if f.path in known}
     symbols.update(_symbols(repo, [f for f in candidates if f.path not in known], blobs))
+    symbols.update(named)
     kept = known if len(known) + len(symbols) <= MAX_KNOWN_SYMBOLS else {}
     listing.symbols = {p: (blobs[p], s) for p, s in {**kept, **symbols}.items()}
-    text = render_map(ranked, len(listing.files), budget, symbols)
+    text = render_map(ranked, len(listing.files), budget, symbols, names)
     return listing.census.tools(manifests), text
+
+
+def _naming(
+    repo: GitRepo, files: list[TrackedFile], blobs: dict[str, str], names: frozenset[str]
+) -> dict[str, list[Symbol]]:
+    """The symbols of the source files (the first MAX_SEARCHED) that define a symbol of
+    `names` or use one (its callers): only the files whose text has a name are parsed."""
+    sources = [f for f in files if has_symbols(f.path) and 0 < f.size <= MAX_PYTHON_BYTES]
+    found = {}
+    for file in sources[:MAX_SEARCHED]:
+        data = repo.read_object(blobs[file.path])
+        if any(name.encode() in data for name in names):
+            symbols = file_symbols(file.path, data.decode("utf-8", "replace"))
+            if any(s.name in names or s.refs & names for s in symbols):
+                found[file.path] = symbols
+    return found
 
 
 def repository_overview(
@@ -217,12 +256,15 @@ def repository_overview(
     listing, new = _listing(repo, tree)
     paths = listing.paths()
     focus = set(names).intersection(paths) | mentioned(paths, [message])
-    key = json.dumps([FORMAT, tree, budget, sorted(focus)], ensure_ascii=False)
+    symbol_names = mentioned_names(message)
+    key = json.dumps(
+        [FORMAT, tree, budget, sorted(focus), sorted(symbol_names)], ensure_ascii=False
+    )
     path = _entry_path(repo, tree, key)
     hit = _read_entry(path, key)
     if hit is None:
         symbols = listing.symbols
-        hit = _compute(repo, listing, focus, budget)
+        hit = _compute(repo, listing, focus, budget, symbol_names)
         tools, text = hit
         entry = {"key": key, "tools": tools, "map": text, "check": zlib.crc32(text.encode())}
         write_entry(path, entry, repo.layout.shared, keep=MAX_ENTRIES)
