@@ -135,8 +135,8 @@ def test_a_second_run_reads_the_map_from_its_cache(repo: Path, teddy: Teddy, env
     cache = (repo / cache if not cache.is_absolute() else cache) / "teddy" / "repomap"
     first = teddy.ok(repo, "context").stdout
     [entry] = list(cache.glob("*.json"))
-    [paths] = list((cache / "paths").iterdir())  # the tree's tracked paths, for the focus
-    assert "src/billing.py" in json.loads(paths.read_text())["paths"]
+    [listing] = list((cache / "trees").iterdir())  # the tree's files, for the focus
+    assert b"src/billing.py\0" in listing.read_bytes()
     tree = entry.name.split("-")[0]
     assert tree == git(repo, env, "rev-parse", "HEAD^{tree}").strip()
     # The whole context answer is cached too: drop it so the full command runs again.
@@ -155,7 +155,7 @@ def test_a_second_run_reads_the_map_from_its_cache(repo: Path, teddy: Teddy, env
     third = teddy.ok(repo, "context").stdout
     assert "new_module.py" in third and "def fresh()" in third
     assert len(list(cache.glob("*.json"))) == 2
-    assert len(list((cache / "paths").iterdir())) == 2
+    assert len(list((cache / "trees").iterdir())) == 2
 
 
 def test_a_new_message_reuses_the_map_unless_it_names_another_file(

@@ -11,11 +11,11 @@ of the whole text is given with the context's other counts. Reading files, git a
 platform is the caller's (planning/repomap.py); this module only computes text.
 """
 
-import heapq
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.artifacts.symbols import Symbol
@@ -96,25 +96,45 @@ class TrackedFile:
 # ---- what the repository is made of ------------------------------------------------------------
 
 
-def detect_tools(paths: Iterable[str], manifests: Mapping[str, str]) -> list[str]:
-    """Languages (by file count) and tools found from the files and the root manifests'
-    texts (`manifests`: pyproject.toml, package.json as read)."""
-    languages: Counter[str] = Counter()
-    names: set[str] = set()  # root files, and test configuration files anywhere
-    workflows = False
-    for path in paths:
-        name = path.rsplit("/", 1)[-1]
-        if name == path or name in ("conftest.py", "pytest.ini"):
-            names.add(name)
-        workflows = workflows or path.startswith(".github/workflows/")
-        language = LANGUAGES.get(_suffix(path).lower())
-        if language:
-            languages[language] += 1
-    tools = ["GitHub Actions"] if workflows else []
-    tools += [tool for name, tool in MARKERS if name in names]
-    tools += [tool for name, text, tool in MENTIONS if text in manifests.get(name, "")]
-    found = [f"{lang} ({n} file{'s' if n != 1 else ''})" for lang, n in languages.most_common(6)]
-    return found + list(dict.fromkeys(tools))
+TEST_CONFIGS = ("conftest.py", "pytest.ini")  # named wherever they are
+
+
+@dataclass
+class Census:
+    """What the tools are found from, counted over a tree's paths: languages by file count,
+    root files and test configuration files anywhere by name, workflow files. Kept up to
+    date path by path when the tree changes (`count` with -1 for the paths gone)."""
+
+    languages: Counter[str] = field(default_factory=Counter)
+    names: Counter[str] = field(default_factory=Counter)
+    workflows: int = 0
+
+    @classmethod
+    def of(cls, paths: Iterable[str]) -> "Census":
+        census = cls()
+        census.count(paths, 1)
+        return census
+
+    def count(self, paths: Iterable[str], sign: int) -> None:
+        for path in paths:
+            name = path.rsplit("/", 1)[-1]
+            if name == path or name in TEST_CONFIGS:
+                self.names[name] += sign
+            if path.startswith(".github/workflows/"):
+                self.workflows += sign
+            language = LANGUAGES.get(_suffix(path).lower())
+            if language:
+                self.languages[language] += sign
+
+    def tools(self, manifests: Mapping[str, str]) -> list[str]:
+        """Languages (most files first, then by name) and tools, with the root manifests'
+        texts (`manifests`: pyproject.toml, package.json as read)."""
+        tools = ["GitHub Actions"] if self.workflows > 0 else []
+        tools += [tool for name, tool in MARKERS if self.names[name] > 0]
+        tools += [tool for name, text, tool in MENTIONS if text in manifests.get(name, "")]
+        counts = sorted((-n, lang) for lang, n in self.languages.items() if n > 0)[:6]
+        found = [f"{lang} ({-n} file{'s' if n != -1 else ''})" for n, lang in counts]
+        return found + list(dict.fromkeys(tools))
 
 
 # ---- ranking -----------------------------------------------------------------------------------
@@ -126,13 +146,11 @@ def mentioned(paths: Iterable[str], texts: Iterable[str]) -> set[str]:
     """The tracked paths a text names, by path or by a file name of 4+ characters."""
     words = {w.strip("./`'\"") for text in texts for w in _WORD.findall(text)}
     words.discard("")
-    found: set[str] = set()
-    if not words:
-        return found
-    for path in paths:
-        name = path.rsplit("/", 1)[-1]
-        if path in words or (len(name) >= 4 and name in words):
-            found.add(path)
+    names = {word for word in words if len(word) >= 4 and "/" not in word}
+    listed = paths if isinstance(paths, list) else list(paths)
+    found = words.intersection(listed)
+    if names:  # by file name: one pass over the paths, nothing built per path
+        found.update(path for path in listed if path[path.rfind("/") + 1 :] in names)
     return found
 
 
@@ -147,35 +165,54 @@ def _folder(path: str) -> str:
     return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
-def _centrality(file: TrackedFile) -> tuple[int, bool, int, str]:
+def centrality(path: str, size: int) -> tuple[int, bool, int, str]:
     """Shallow first, source before data, big before small."""
-    source = _suffix(file.path) in SOURCE_SUFFIXES
-    return (file.path.count("/"), not source, -file.size, file.path)
+    return (path.count("/"), _suffix(path) not in SOURCE_SUFFIXES, -size, path)
 
 
-def rank(files: list[TrackedFile], focus: set[str], limit: int | None = None) -> list[TrackedFile]:
+def in_order(files: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """(path, size, blob) entries by centrality, the order `rank` takes them in."""
+    return sorted(files, key=lambda entry: centrality(entry[0], entry[1]))
+
+
+def reorder(
+    ordered: list[tuple[str, int, str]], gone: set[str], new: list[tuple[str, int, str]]
+) -> list[tuple[str, int, str]]:
+    """`ordered` (by centrality) without the paths `gone` and with the entries `new`, still
+    in order: what a tree's change does to its listing, at the cost of the change."""
+    kept = [entry for entry in ordered if entry[0] not in gone] if gone else list(ordered)
+    for entry in in_order(new):
+        bisect.insort(kept, entry, key=lambda e: centrality(e[0], e[1]))
+    return kept
+
+
+def rank(
+    ordered: list[tuple[str, int, str]], focus: set[str], limit: int | None = None
+) -> list[TrackedFile]:
     """Most relevant first: named files, a few of their neighbours (a big folder must not
-    crowd out the rest), then the others by centrality; the first `limit` only if given
-    (a heap, not a sort of 100,000 files)."""
+    crowd out the rest), then the others by centrality; the first `limit` only if given.
+    `ordered`: the tree's (path, size, blob) entries by centrality (`in_order`), so nothing
+    is sorted here: the named files and neighbours are found in one pass, the rest read
+    off the front."""
+    limit = len(ordered) if limit is None else limit
+    if not focus:
+        return [TrackedFile(path, size) for path, size, _ in ordered[:limit]]
     near = {_folder(path) for path in focus}
-    neighbours: dict[str, list[TrackedFile]] = {folder: [] for folder in near}
-    for file in files:
-        if near and file.path not in focus and _folder(file.path) in near:
-            neighbours[_folder(file.path)].append(file)
-    chosen = {
-        file.path
-        for group in neighbours.values()
-        for file in sorted(group, key=_centrality)[:NEIGHBOURS]
-    }
-
-    def key(file: TrackedFile) -> tuple[int, int, bool, int, str]:
-        path = file.path
-        tier = 0 if path in focus else 1 if path in chosen else 2
-        return (tier, path.count("/"), _suffix(path) not in SOURCE_SUFFIXES, -file.size, path)
-
-    if limit is None or limit >= len(files):
-        return sorted(files, key=key)
-    return heapq.nsmallest(limit, files, key=key)
+    named: list[TrackedFile] = []
+    neighbours: list[TrackedFile] = []
+    rest: list[TrackedFile] = []
+    taken: Counter[str] = Counter()  # neighbours by folder
+    for path, size, _ in ordered:
+        if path in focus:
+            named.append(TrackedFile(path, size))
+            continue
+        folder = _folder(path)
+        if folder in near and taken[folder] < NEIGHBOURS:
+            taken[folder] += 1
+            neighbours.append(TrackedFile(path, size))
+        elif len(rest) < limit:
+            rest.append(TrackedFile(path, size))
+    return (named + neighbours + rest)[:limit]
 
 
 def most_shown(budget: int) -> int:

@@ -49,6 +49,7 @@ TREE_MODE = 0o040000
 
 
 FILE_MODE = 0o100644
+GITLINK_MODE = "160000"  # as diff-tree and ls-tree write it
 GPG_SIGN = "commit.gpgsign"
 SHARED_REPOSITORY = permissions.KEY
 FILE_MODE_KEY = "core.filemode"
@@ -807,6 +808,25 @@ class GitRepo:
                 _mode, _kind, oid, size = meta.split()
                 files.append((path, int(size) if size.isdigit() else -1, oid))
         return files
+
+    def tree_changes(self, old_tree: str, new_tree: str) -> dict[str, tuple[int, str]]:
+        """What differs between two trees, as `list_files_sized` would list it: path ->
+        (size, blob) in `new_tree`, (0, "") for a path gone; one `git diff-tree` (which
+        reads only the folders that differ) and one `git cat-file --batch-check` of the
+        new blobs' sizes."""
+        args = ["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree]
+        fields = runner.output(args, self.cwd).split("\0")
+        found: dict[str, tuple[str, str]] = {}  # path -> (mode, blob)
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+            if meta:
+                _, mode, _, blob, status = meta.lstrip(":").split(" ")
+                found[path] = ("", "") if status == "D" else (mode, blob)
+        blobs = [blob for mode, blob in found.values() if blob and mode != GITLINK_MODE]
+        sizes = blob_sizes(blobs, self.cwd) if blobs else {}
+        return {
+            path: (0, "") if not blob else (-1 if mode == GITLINK_MODE else sizes[blob], blob)
+            for path, (mode, blob) in found.items()
+        }
 
     def git_version(self) -> str:
         """git's own version, as `git --version` says it (for the context's system facts)."""

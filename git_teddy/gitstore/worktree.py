@@ -1,11 +1,15 @@
 """Throwaway worktrees where plans run, pooled under the derived-state folder.
 
 Creating a worktree checks out every file; on a big repository that dominates a turn. So
-worktrees are kept and reused: moving one to another snapshot with `git reset --hard` only
-rewrites the files that differ. A lock file with the owner's pid and start time keeps two
-runs apart; a lock whose process is gone (or whose pid another program now has) is stale, and
-the next run takes the worktree over, stopping a command the killed run left running only
-when that process group is verified to be the one it started.
+worktrees are kept and reused. A run that staged its result records the commit its files,
+index and HEAD then hold (`settle`); the next run moves the worktree from that commit to its
+base with `git read-tree -m -u`, which reads the two trees and touches only the paths that
+differ (issue 31: no refresh of every file). Without that record (the first run of an older
+git-teddy, a killed run) `git reset --hard` checks every file and rewrites those that differ.
+A lock file with the owner's pid and start time keeps two runs apart; a lock whose process
+is gone (or whose pid another program now has) is stale, and the next run takes the worktree
+over, stopping a command the killed run left running only when that process group is
+verified to be the one it started.
 
 The worktrees live outside the user's project, in a per-user cache folder (gitstore.pool):
 inside it they were a second copy of the project that every tool searching the folder found.
@@ -110,6 +114,12 @@ class Worktree:
     def changed_submodules(self) -> list[str]:
         """The submodules whose files the run changed: changes a snapshot cannot hold."""
         return submodules.changed(self.path, self.gitlinks, _hookless(self.no_hooks))
+
+    def settle(self, head: str) -> None:
+        """Record that the worktree's files are what is staged and committed at `head` (its
+        HEAD): the next run moves it from there by the difference alone."""
+        with contextlib.suppress(OSError):  # unrecorded, the next run resets it whole
+            _settled(self.lock).write_text(f"{head}\n")
 
     def commit_staged(self, message: str, hooks: Path, env: dict[str, str]) -> str:
         """Commit what is staged, unsigned, with the hooks of folder `hooks` (the pre-commit
@@ -333,10 +343,47 @@ def _reset(path: Path, commit: str, no_hooks: Path) -> None:
     runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
 
 
-def _prepare(repo: GitRepo, path: Path, commit: str) -> None:
+def _settled(lock: Path) -> Path:
+    """Where `Worktree.settle` records the commit a worktree's files, index and HEAD hold
+    (beside its lock, `wt-N.settled`)."""
+    return lock.with_name(lock.name.removesuffix(".lock") + ".settled")
+
+
+def _take_settled(lock: Path) -> str | None:
+    """The commit the worktree was left settled at, its record removed (from here on this
+    run changes it), None when unrecorded."""
+    record = _settled(lock)
+    try:
+        head = record.read_text().strip()
+        record.unlink()
+    except OSError:
+        return None
+    return head or None
+
+
+def _move(path: Path, last: str, commit: str, no_hooks: Path) -> bool:
+    """Move a worktree left settled at `last` to `commit`, rewriting only the paths whose
+    blobs differ between the two trees (`read-tree -m -u`: what `git checkout` does to switch
+    branches); False, nothing changed, when it cannot (its HEAD is no longer `last`, a file
+    in the way): then it is reset whole."""
+    config = _hookless(no_hooks)
+    try:
+        if runner.output(["rev-parse", "HEAD"], path, isolated=True).strip() != last:
+            return False
+        runner.output([*config, "read-tree", "-m", "-u", last, commit], path, isolated=True)
+        runner.output([*config, "update-ref", "--no-deref", "HEAD", commit], path, isolated=True)
+    except runner.GitFailed:
+        return False
+    # -x also removes ignored leftovers of the previous run (build output, caches).
+    runner.output([*config, "clean", "-ffdxq"], path, isolated=True)
+    return True
+
+
+def _prepare(repo: GitRepo, path: Path, commit: str, lock: Path) -> None:
+    last = _take_settled(lock)
     if _own_git_dir(repo, path) is None and pool.adopt(repo.common_dir, path) is None:
         _add(repo, path, commit)
-    else:
+    elif last is None or not _move(path, last, commit, repo.layout.no_hooks):
         _reset(path, commit, repo.layout.no_hooks)
 
 
@@ -370,7 +417,7 @@ def scratch_worktree(
             continue
         try:
             _migrate(repo, slot)
-            _prepare(repo, path, commit)
+            _prepare(repo, path, commit, lock)
             worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=not claim.state)
             worktree.recovery = list(claim.notes)
             _populate(repo, worktree, commit)

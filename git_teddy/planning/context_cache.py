@@ -329,14 +329,19 @@ def write_entry(
     """Atomically (a temporary file renamed), then drop the oldest entries past `keep` in
     its folder. A derived folder that cannot be written costs speed, nothing else. `shared`:
     the modes core.sharedRepository asks for."""
+    return write_derived(path, json.dumps(entry, separators=(",", ":")).encode(), shared, keep)
+
+
+def write_derived(path: Path, data: bytes, shared: permissions.Shared, keep: int) -> bool:
+    """`write_entry` of bytes already made."""
     import tempfile
 
     try:
         shared.make_folders(path.parent)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(entry, handle, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
             shared.adjust(tmp)
             os.replace(tmp, path)
         except BaseException:

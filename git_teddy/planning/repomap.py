@@ -3,35 +3,44 @@ by tree id in the derived-state folder, rendered by artifacts/repomap.py (pure).
 
 The map depends on the snapshot's tree, the budget and the focus: the tracked files the
 context lists or the message names. Two caches serve it, both keyed by content:
-`teddy/repomap/paths/<tree>.json` holds a tree's tracked paths (to find the focus of a new
-message without listing the tree again) and `teddy/repomap/<tree>-<crc>.json` the map for a
-budget and focus. A new message that names no other file than the last one reads two
-files; only a new tree or a new focus renders again. The system information is
-planning/system_info.py's (its tool probes cached by what is on PATH).
+`teddy/repomap/trees/<tree>.json` holds a tree's listing (its files by centrality with
+their sizes and blobs, what the tools are found from, the symbols read so far by blob) and
+`teddy/repomap/<tree>-<crc>.json` the map for a budget and focus. A new message that names
+no other file than the last one reads two files; only a new tree or a new focus renders
+again. A new tree's listing is the newest listing updated by the diff between the two
+trees (one `git diff-tree`, the sizes of the new blobs, the symbols of the changed files
+read again): a turn that changed three files pays for three files, not for the tree. Only
+the first tree (or one whose previous listing is gone) is listed whole. The system
+information is planning/system_info.py's (its tool probes cached by what is on PATH).
 """
 
 import json
 import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.artifacts.repomap import (
     MANIFESTS,
+    Census,
     TrackedFile,
-    detect_tools,
+    in_order,
     mentioned,
     most_shown,
     rank,
     render_map,
+    reorder,
     select,
 )
 from git_teddy.artifacts.symbols import Symbol, file_symbols, has_symbols, mentioned_names
 from git_teddy.gitstore.repo import GitRepo
-from git_teddy.planning.context_cache import write_entry
+from git_teddy.gitstore.runner import GitFailed
+from git_teddy.planning.context_cache import write_derived, write_entry
 from git_teddy.planning.system_info import system_information
 
 FORMAT = 3  # bump when an entry's layout or the rendering changes
 MAX_ENTRIES = 32
-MAX_PATH_LISTS = 8  # one per recent tree: a 100,000-file list is a few MB
+MAX_LISTINGS = 8  # one per recent tree: a 100,000-file listing is a few MB
+MAX_KNOWN_SYMBOLS = 4096  # files whose symbols are kept by blob across trees
 MAX_PYTHON_BYTES = 200_000  # bigger source files are listed without their symbols
 MAX_SEARCHED = 2_000  # source files searched for the symbols a message names
 
@@ -64,20 +73,148 @@ def _symbols(
     return found
 
 
-def _tracked_paths(repo: GitRepo, tree: str) -> list[str]:
-    """The paths `tree` tracks, from their cache or from git (then stored)."""
-    path = repo.layout.repo_map_cache / "paths" / f"{tree}.json"
+@dataclass
+class Listing:
+    """A tree's files by centrality as (path, size, blob), what its tools are found from,
+    and the symbols read of its files so far (path -> (blob, symbols))."""
+
+    tree: str
+    files: list[tuple[str, int, str]]
+    census: Census
+    symbols: dict[str, tuple[str, list[Symbol]]] = field(default_factory=dict)
+
+    def paths(self) -> list[str]:
+        return [path for path, _, _ in self.files]
+
+
+def _listing_path(repo: GitRepo, tree: str) -> Path:
+    return repo.layout.repo_map_cache / "trees" / f"{tree}.json"
+
+
+def _read_listing(path: Path, tree: str | None = None) -> Listing | None:
+    """The listing stored at `path` (of `tree` when given), None when missing or damaged.
+    Stored as a line of JSON (the tree, the census, the symbols, a checksum of the rest)
+    then the files as `path NUL size NUL blob NUL ...`: 100,000 files parse in a split."""
     try:
-        entry = json.loads(path.read_bytes())
-        paths = entry["paths"]
-        if entry["tree"] == tree and entry["check"] == zlib.crc32("\n".join(paths).encode()):
-            return [str(p) for p in paths]
+        head, _, body = path.read_bytes().partition(b"\n")
+        entry = json.loads(head)
+        if entry["format"] != FORMAT or entry["check"] != zlib.crc32(body):
+            return None
+        if tree is not None and entry["tree"] != tree:
+            return None
+        parts = body.decode("utf-8", "surrogateescape").split("\0") if body else []
+        files = list(zip(parts[0::3], map(int, parts[1::3]), parts[2::3], strict=True))
+        census = Census()
+        census.languages.update({str(k): int(v) for k, v in entry["languages"].items()})
+        census.names.update({str(k): int(v) for k, v in entry["names"].items()})
+        census.workflows = int(entry["workflows"])
+        symbols = {
+            str(p): (str(b), [_symbol(fields) for fields in syms])
+            for p, (b, syms) in entry["symbols"].items()
+        }
+        return Listing(str(entry["tree"]), files, census, symbols)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        pass  # missing or damaged: listed again
-    paths = [name for name, _, _ in repo.list_files_sized(tree)]
-    entry = {"tree": tree, "paths": paths, "check": zlib.crc32("\n".join(paths).encode())}
-    write_entry(path, entry, repo.layout.shared, keep=MAX_PATH_LISTS)
-    return paths
+        return None  # computed again
+
+
+def _symbol(fields: list[object]) -> Symbol:
+    """A symbol as `_write_listing` stores it (ValueError when it is not)."""
+    name, line, end, text, depth, refs = fields
+    if not isinstance(refs, list):
+        raise ValueError(refs)
+    numbers = [int(str(n)) for n in (line, end, depth)]
+    return Symbol(
+        str(name), numbers[0], numbers[1], str(text), numbers[2], frozenset(map(str, refs))
+    )
+
+
+def _write_listing(repo: GitRepo, listing: Listing) -> None:
+    body = "\0".join(f"{p}\0{s}\0{b}" for p, s, b in listing.files).encode(
+        "utf-8", "surrogateescape"
+    )
+    head = {
+        "format": FORMAT,
+        "tree": listing.tree,
+        "check": zlib.crc32(body),
+        "languages": dict(listing.census.languages),
+        "names": dict(listing.census.names),
+        "workflows": listing.census.workflows,
+        "symbols": {
+            path: [
+                blob,
+                [[y.name, y.line, y.end, y.text, y.depth, sorted(y.refs)] for y in symbols],
+            ]
+            for path, (blob, symbols) in listing.symbols.items()
+        },
+    }
+    data = json.dumps(head, separators=(",", ":")).encode() + b"\n" + body
+    write_derived(_listing_path(repo, listing.tree), data, repo.layout.shared, MAX_LISTINGS)
+
+
+def _newest_listing(repo: GitRepo) -> Listing | None:
+    folder = repo.layout.repo_map_cache / "trees"
+    try:
+        stored = sorted(
+            ((p.stat().st_mtime_ns, p) for p in folder.iterdir() if p.suffix == ".json"),
+            reverse=True,
+        )
+    except OSError:
+        return None
+    return _read_listing(stored[0][1]) if stored else None
+
+
+def _updated(repo: GitRepo, old: Listing, tree: str) -> Listing:
+    """`old` brought to `tree` by the diff between their trees."""
+    changes = repo.tree_changes(old.tree, tree)
+    gone = set(changes)
+    new = [(path, size, blob) for path, (size, blob) in changes.items() if blob]
+    before = {path for path, _, _ in old.files if path in gone}
+    census = Census(old.census.languages.copy(), old.census.names.copy(), old.census.workflows)
+    census.count(before, -1)
+    census.count([path for path, _, _ in new], 1)
+    return Listing(tree, reorder(old.files, gone, new), census, old.symbols)
+
+
+def _listing(repo: GitRepo, tree: str) -> tuple[Listing, bool]:
+    """`tree`'s listing: stored, else updated from the newest stored one, else listed
+    whole; and whether it is new (to be stored)."""
+    listing = _read_listing(_listing_path(repo, tree), tree)
+    if listing is not None:
+        return listing, False
+    previous = _newest_listing(repo)
+    if previous is not None:
+        try:
+            return _updated(repo, previous, tree), True
+        except GitFailed:
+            pass  # its tree is gone (a gc after a history rewrite): listed whole
+    files = in_order(repo.list_files_sized(tree))
+    return Listing(tree, files, Census.of(path for path, _, _ in files)), True
+
+
+def _compute(
+    repo: GitRepo, listing: Listing, focus: set[str], budget: int, names: frozenset[str]
+) -> tuple[list[str], str]:
+    tree = listing.tree
+    manifests = {
+        name: (repo.read_file(tree, name) or b"").decode("utf-8", "replace") for name in MANIFESTS
+    }
+    blobs = {path: blob for path, _, blob in listing.files}
+    # The files defining or calling a symbol the message names come first, with the named
+    # ones. Which other files could be shown: those that fit without symbols; then, with
+    # their symbols, render_map keeps those that still fit. Symbols read for a blob before
+    # are not read again.
+    files = [TrackedFile(path, size) for path, size, _ in listing.files] if names else []
+    named = _naming(repo, files, blobs, names) if names else {}
+    ranked = rank(listing.files, focus | set(named), most_shown(budget))
+    candidates = [f for f in select(ranked, budget, {}) if f.path not in named]
+    known = {p: s for p, (b, s) in listing.symbols.items() if blobs.get(p) == b}
+    symbols = {f.path: known[f.path] for f in candidates if f.path in known}
+    symbols.update(_symbols(repo, [f for f in candidates if f.path not in known], blobs))
+    symbols.update(named)
+    kept = known if len(known) + len(symbols) <= MAX_KNOWN_SYMBOLS else {}
+    listing.symbols = {p: (blobs[p], s) for p, s in {**kept, **symbols}.items()}
+    text = render_map(ranked, len(listing.files), budget, symbols, names)
+    return listing.census.tools(manifests), text
 
 
 def _naming(
@@ -96,27 +233,6 @@ def _naming(
     return found
 
 
-def _compute(
-    repo: GitRepo, tree: str, focus: set[str], budget: int, names: frozenset[str]
-) -> tuple[list[str], str]:
-    listing = repo.list_files_sized(tree)
-    files = [TrackedFile(path, size) for path, size, _ in listing]
-    blobs = {path: oid for path, _, oid in listing}
-    paths = list(blobs)
-    manifests = {
-        name: (repo.read_file(tree, name) or b"").decode("utf-8", "replace") for name in MANIFESTS
-    }
-    # The files defining or calling a symbol the message names come first, with the named
-    # ones. Which other files could be shown: those that fit without symbols; then, with
-    # their symbols, render_map keeps those that still fit.
-    named = _naming(repo, files, blobs, names) if names else {}
-    ranked = rank(files, focus | set(named), most_shown(budget))
-    more = [f for f in select(ranked, budget, {}) if f.path not in named]
-    symbols = {**named, **_symbols(repo, more, blobs)}
-    text = render_map(ranked, len(files), budget, symbols, names)
-    return detect_tools(paths, manifests), text
-
-
 def repository_overview(
     repo: GitRepo, tree: str, names: list[str], message: str, budget: int
 ) -> str:
@@ -124,7 +240,8 @@ def repository_overview(
     are the context's resources, `message` the user's; both decide what is shown first."""
     if budget <= 0:
         return ""
-    paths = _tracked_paths(repo, tree)
+    listing, new = _listing(repo, tree)
+    paths = listing.paths()
     focus = set(names).intersection(paths) | mentioned(paths, [message])
     symbol_names = mentioned_names(message)
     key = json.dumps(
@@ -133,9 +250,13 @@ def repository_overview(
     path = _entry_path(repo, tree, key)
     hit = _read_entry(path, key)
     if hit is None:
-        hit = _compute(repo, tree, focus, budget, symbol_names)
+        symbols = listing.symbols
+        hit = _compute(repo, listing, focus, budget, symbol_names)
         tools, text = hit
         entry = {"key": key, "tools": tools, "map": text, "check": zlib.crc32(text.encode())}
         write_entry(path, entry, repo.layout.shared, keep=MAX_ENTRIES)
+        new = new or listing.symbols != symbols
+    if new:
+        _write_listing(repo, listing)
     tools, text = hit
     return f"{system_information(repo, tree, tools)}\n{text}"

@@ -1,0 +1,144 @@
+"""The repository map follows the tree by its changes (issue 31, item 0): a new tree's map is
+the previous tree's listing updated by the diff between the two trees, and it is the map a
+build from scratch gives, over random edits of a real repository; the update reads only the
+blobs that changed (the unchanged ones are deleted from the object store before it runs).
+
+The maps are computed in a child Python with the sealed environment, on real repositories,
+as `plan` and `context` compute them (the tree id known from the turn's snapshot).
+"""
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from testing.commands import git
+
+OVERVIEWS = """
+import json, shutil, sys
+from pathlib import Path
+from git_teddy.gitstore.repo import GitRepo
+from git_teddy.planning.repomap import repository_overview
+
+top, fresh, asks = Path(sys.argv[1]), sys.argv[2] == "fresh", json.loads(sys.argv[3])
+repo = GitRepo.discover(top)
+maps = []
+for tree, names, message, budget in asks:
+    if fresh:  # from scratch: nothing cached
+        shutil.rmtree(repo.layout.repo_map_cache, ignore_errors=True)
+    maps.append(repository_overview(repo, tree, names, message, budget))
+print(json.dumps(maps))
+"""
+
+Ask = tuple[str, list[str], str, int]
+
+
+def overviews(repo: Path, env: dict[str, str], asks: list[Ask], fresh: bool) -> list[str]:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            OVERVIEWS,
+            str(repo),
+            "fresh" if fresh else "follow",
+            json.dumps(asks),
+        ],
+        cwd=repo,
+        env={**env, "PYTHONPATH": str(Path(__file__).parents[1])},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    maps: list[str] = json.loads(proc.stdout)
+    return maps
+
+
+def module(number: int, functions: int) -> str:
+    body = "".join(f"def f{number}_{n}(a, b):\n    return a\n\n" for n in range(functions))
+    return f"class C{number}(Base):\n    def run(self):\n        pass\n\n{body}"
+
+
+def write(repo: Path, path: str, text: str) -> None:
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text)
+
+
+def commit(repo: Path, env: dict[str, str], message: str) -> str:
+    git(repo, env, "add", "-A")
+    git(repo, env, "commit", "-qm", message, "--allow-empty")
+    return git(repo, env, "rev-parse", "HEAD^{tree}").strip()
+
+
+def test_the_map_updated_by_tree_diffs_is_the_map_built_from_scratch(
+    repo: Path, env: dict[str, str]
+) -> None:
+    chance = random.Random(31)
+    write(repo, "pyproject.toml", "[project]\nname = 'demo'\n[tool.ruff]\n")
+    write(repo, ".github/workflows/ci.yml", "on: push\n")
+    for number in range(40):
+        folder = ("src", "src/deep", "data", "tests", "docs")[number % 5]
+        suffix = ".py" if number % 2 == 0 else (".txt", ".md", ".rs")[number % 3]
+        write(repo, f"{folder}/file_{number:02d}{suffix}", module(number, number % 4))
+    trees = [commit(repo, env, "start")]
+    for step in range(8):
+        listed = git(repo, env, "ls-files").split()
+        files = sorted(f for f in listed if f not in ("pyproject.toml", ".github/workflows/ci.yml"))
+        for path in chance.sample(files, 3):  # edited: other symbols, another size
+            write(repo, path, module(100 + step, chance.randrange(6)) + "#" * chance.randrange(400))
+        for path in chance.sample(files, 2):
+            if (repo / path).exists():
+                (repo / path).unlink()
+        new = ("src", "lib/fresh", "data", "conftest.py")[step % 4]
+        write(repo, new if new.endswith(".py") else f"{new}/new_{step}.py", module(200 + step, 2))
+        if step == 5:  # a file becomes a folder
+            (repo / "src" / "file_00.py").unlink(missing_ok=True)
+            write(repo, "src/file_00.py/inner.txt", "inside\n")
+        trees.append(commit(repo, env, f"step {step}"))
+    asks: list[Ask] = []
+    for number, tree in enumerate(trees):
+        asks.append((tree, [], "tidy up", 120))  # a cut map: ranking decides what is shown
+        asks.append((tree, ["data/file_07.md"], "look at file_04.py", 150))  # a focus
+        asks.append((tree, [], f"message {number}", 4000))  # everything, with symbols
+    followed = overviews(repo, env, asks, fresh=False)
+    # A listing per recent tree, each made from the one before by their diff.
+    listings = repo / ".git" / "teddy" / "repomap" / "trees"
+    assert sorted(p.stem for p in listings.iterdir()) == sorted(trees[-8:])
+    assert followed == overviews(repo, env, asks, fresh=True)
+    assert "Python (" in followed[-1] and "Rust (" in followed[-1]
+    assert "GitHub Actions" in followed[-1] and "ruff" in followed[-1]
+    assert "more files not shown" in followed[0] and "class C" in followed[2]
+
+
+def test_an_update_reads_only_the_blobs_that_changed(repo: Path, env: dict[str, str]) -> None:
+    """After the first tree's map, every blob the second tree shares with it is deleted:
+    the second map is still the one a build from scratch gives (in a copy that has them)."""
+    write(repo, "pyproject.toml", "[project]\nname = 'demo'\n")
+    for number in range(12):
+        write(repo, f"pkg/mod_{number:02d}.py", module(number, 2))
+    first = commit(repo, env, "first")
+    before = overviews(repo, env, [(first, [], "hello", 4000)], fresh=False)
+    assert "def f3_1(a, b)" in before[0]
+    write(repo, "pkg/mod_03.py", module(3, 0) + "def renamed(x):\n    pass\n")
+    write(repo, "pkg/added.py", "def added(y):\n    pass\n")
+    (repo / "pkg" / "mod_05.py").unlink()
+    second = commit(repo, env, "second")
+    copy = repo.parent / "copy"
+    shutil.copytree(repo, copy, symlinks=True)
+    [expected] = overviews(copy, env, [(second, [], "hello", 4000)], fresh=True)
+    shared = git(repo, env, "ls-tree", "-r", first).split("\n")
+    kept = git(repo, env, "ls-tree", "-r", second)
+    objects = repo / ".git" / "objects"
+    removed = 0
+    for line in shared:
+        if line and "pyproject.toml" not in line and line.split()[2] in kept:
+            blob = line.split()[2]
+            (objects / blob[:2] / blob[2:]).unlink()  # loose: committed by `git add`
+            removed += 1
+    assert removed == 12  # README.md, app.py, the modules but the changed and the deleted
+    [updated] = overviews(repo, env, [(second, [], "hello", 4000)], fresh=False)
+    assert updated == expected
+    assert "def renamed(x)" in updated and "def added(y)" in updated
+    assert "mod_05.py" not in updated and "def f7_1(a, b)" in updated
