@@ -481,6 +481,12 @@ FETCH_TIMEOUT = Integer(
     maximum=86_400,
     unit="seconds",
 )
+PROBE_TOOLS = Flag(
+    "teddy.probeTools",
+    "Whether System Information names the developer tools on PATH with their versions (each "
+    "asked `--version` once, again only when PATH's executables change).",
+    default=True,
+)
 WEB_ALLOW_PRIVATE = Flag(
     "teddy.web.allowPrivate",
     "Whether URLs of the context and READ may reach loopback, private, link-local and "
@@ -595,6 +601,7 @@ REGISTRY: tuple[Setting, ...] = (
     MAX_RESOURCE_BYTES,
     MAP_TOKENS,
     FETCH_TIMEOUT,
+    PROBE_TOOLS,
     WEB_ALLOW_PRIVATE,
     REDACT_REQUESTS,
     APPLY,

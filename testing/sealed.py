@@ -31,6 +31,9 @@ def sealed_env(home: Path) -> dict[str, str]:
         "HTTPS_PROXY": "http://127.0.0.1:9",
         "HTTP_PROXY": "http://127.0.0.1:9",
         "NO_PROXY": "127.0.0.1,localhost",
+        # No `--version` of 16 tools in every new repository: tests/test_system_info.py
+        # turns the probes on where they are what is tested.
+        "TEDDY_PROBE_TOOLS": "false",
     }
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
     return env

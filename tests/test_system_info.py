@@ -155,6 +155,7 @@ def test_a_js_project_gets_its_name_scripts_and_tools(
     tools = tmp_path / "tools"
     fake_tool(tools, "ruff", "9.9.1")
     env["PATH"] = f"{tools}{os.pathsep}{env['PATH']}"
+    env["TEDDY_PROBE_TOOLS"] = "true"  # off in the other tests (testing/sealed.py)
     teddy.ok(empty_repo, "new", "js")
 
     info = system_information(empty_repo, teddy)
@@ -171,6 +172,8 @@ def test_a_js_project_gets_its_name_scripts_and_tools(
     assert re.search(r"- Tools on PATH: .*ruff 9\.9\.20", system_information(empty_repo, teddy))
     (tools / "ruff").unlink()
     assert "ruff 9.9.20" not in system_information(empty_repo, teddy)  # another ruff, or none
+    env["TEDDY_PROBE_TOOLS"] = "false"
+    assert "Tools on PATH" not in system_information(empty_repo, teddy)
 
 
 def test_a_python_project_says_whether_it_imports_from_the_working_tree(

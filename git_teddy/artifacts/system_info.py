@@ -282,7 +282,7 @@ def render_system_info(
     facts: SystemFacts,
     project: Project,
     detected: list[str],
-    tools: list[Tool],
+    tools: list[Tool] | None,
     imports: str | None,
 ) -> str:
     """The `### System Information` section. `detected`: detect_tools' list (languages with
@@ -302,10 +302,11 @@ def render_system_info(
         lines.append("- Commands: the project declares no test or lint command")
     if imports:
         lines.append(f"- Python import: {imports}")
-    found = [f"{t.name} {t.version}" for t in tools if t.version is not None]
-    missing = [t.name for t in tools if t.version is None]
-    lines.append(f"- Tools on PATH: {', '.join(found) or '(none of those probed)'}")
-    if missing:
-        lines.append(f"- Not on PATH: {', '.join(missing)}")
+    if tools is not None:  # None: not probed (teddy.probeTools=false)
+        found = [f"{t.name} {t.version}" for t in tools if t.version is not None]
+        missing = [t.name for t in tools if t.version is None]
+        lines.append(f"- Tools on PATH: {', '.join(found) or '(none of those probed)'}")
+        if missing:
+            lines.append(f"- Not on PATH: {', '.join(missing)}")
     lines += [f"- OS: {facts.os}", f"- Shell: {facts.shell}", f"- git: {facts.git}"]
     return "\n".join(lines) + "\n"

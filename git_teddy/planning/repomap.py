@@ -234,7 +234,7 @@ def _naming(
 
 
 def repository_overview(
-    repo: GitRepo, tree: str, names: list[str], message: str, budget: int
+    repo: GitRepo, tree: str, names: list[str], message: str, budget: int, probe_tools: bool = True
 ) -> str:
     """System information and the repository map of `tree` ("" when `budget` is 0): `names`
     are the context's resources, `message` the user's; both decide what is shown first."""
@@ -259,4 +259,4 @@ def repository_overview(
     if new:
         _write_listing(repo, listing)
     tools, text = hit
-    return f"{system_information(repo, tree, tools)}\n{text}"
+    return f"{system_information(repo, tree, tools, probe_tools)}\n{text}"

@@ -25,9 +25,9 @@ def system_facts(repo: GitRepo) -> SystemFacts:
     )
 
 
-def system_information(repo: GitRepo, tree: str, detected: list[str]) -> str:
+def system_information(repo: GitRepo, tree: str, detected: list[str], probe_tools: bool) -> str:
     """The `### System Information` section for the snapshot `tree`; `detected`: what
-    detect_tools found in it (languages first)."""
+    detect_tools found in it (languages first); `probe_tools`: teddy.probeTools."""
     files = {}
     for name in PROJECT_FILES:
         data = repo.read_file(tree, name)
@@ -36,7 +36,11 @@ def system_information(repo: GitRepo, tree: str, detected: list[str]) -> str:
     paths = _package_paths(repo, tree)
     project = describe_project(paths + list(files), files, repo.toplevel.name)
     probes = Probes(repo.layout.system_tools_file, repo.layout.shared)
-    tools = [Tool(name, None if out is None else version_of(out)) for name, out in probes.tools()]
+    tools = (
+        [Tool(name, None if out is None else version_of(out)) for name, out in probes.tools()]
+        if probe_tools
+        else None
+    )
     imports = None
     if project.python_module is not None:
         asked, origin = probes.import_origin(project.python_module, repo.toplevel, tree)

@@ -102,6 +102,7 @@ from git_teddy.settings import (
     CONTEXT_WINDOW,
     FETCH_TIMEOUT,
     MAP_TOKENS,
+    PROBE_TOOLS,
     MAX_RESOURCE_BYTES,
     MAX_RETRIES,
     REDACT_REQUESTS,
@@ -349,7 +350,12 @@ def gather_inputs(
 
     resources = [resource(name) for name in names]
     overview_text = repository_overview(
-        repo, tree, [split_part(n)[0] for n in by_name], message, ws.settings.integer(MAP_TOKENS)
+        repo,
+        tree,
+        [split_part(n)[0] for n in by_name],
+        message,
+        ws.settings.integer(MAP_TOKENS),
+        ws.settings.flag(PROBE_TOOLS),
     )
     overview = (
         Resource("repository map", counter.count(overview_text), overview_text)
