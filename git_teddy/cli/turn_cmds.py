@@ -55,7 +55,8 @@ def plan(
     pipeline: str | None,
 ) -> None:
     """Plan the next turn: assemble the context, ask the model (teddy.provider), validate
-    the plan (re-prompting with the problems), and record it as a commit."""
+    the plan (re-prompting with the problems), and record it as a commit. The model sees the
+    whole repository wherever you run it: a plan's paths are from the top of the working tree."""
     from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
 

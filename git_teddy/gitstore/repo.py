@@ -791,13 +791,15 @@ class GitRepo:
 
     def list_files(self, tree_sha: str) -> list[str]:
         """Every file path in a tree (git walks big trees far faster than Python would)."""
-        out = runner.output(["ls-tree", "-r", "-z", "--name-only", tree_sha], self.cwd)
+        # --full-tree: the whole tree wherever the user is (a subdirectory: issue 26)
+        args = ["ls-tree", "-r", "-z", "--full-tree", "--name-only", tree_sha]
+        out = runner.output(args, self.cwd)
         return [path for path in out.split("\0") if path]
 
     def list_files_sized(self, tree_sha: str) -> list[tuple[str, int, str]]:
         """Every file path in a tree with its size as stored (-1 for a gitlink) and its
         object id, in one `git ls-tree -r -l`."""
-        out = runner.output(["ls-tree", "-r", "-z", "-l", tree_sha], self.cwd)
+        out = runner.output(["ls-tree", "-r", "-z", "--full-tree", "-l", tree_sha], self.cwd)
         files = []
         for entry in out.split("\0"):
             meta, _, path = entry.partition("\t")

@@ -33,7 +33,9 @@ from git_teddy.artifacts.repomap import (
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.planning.context_cache import write_entry
 
-FORMAT = 2  # bump when an entry's layout or the rendering changes
+# bump when an entry's layout or the rendering changes (3: listings made in a subdirectory
+# held only that subdirectory, issue 26)
+FORMAT = 3
 MAX_ENTRIES = 32
 MAX_PATH_LISTS = 8  # one per recent tree: a 100,000-file list is a few MB
 MAX_PYTHON_BYTES = 200_000  # bigger modules are listed without their symbols
@@ -82,12 +84,21 @@ def _tracked_paths(repo: GitRepo, tree: str) -> list[str]:
     try:
         entry = json.loads(path.read_bytes())
         paths = entry["paths"]
-        if entry["tree"] == tree and entry["check"] == zlib.crc32("\n".join(paths).encode()):
+        if (
+            entry["tree"] == tree
+            and entry.get("format") == FORMAT
+            and entry["check"] == zlib.crc32("\n".join(paths).encode())
+        ):
             return [str(p) for p in paths]
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         pass  # missing or damaged: listed again
     paths = [name for name, _, _ in repo.list_files_sized(tree)]
-    entry = {"tree": tree, "paths": paths, "check": zlib.crc32("\n".join(paths).encode())}
+    entry = {
+        "tree": tree,
+        "format": FORMAT,
+        "paths": paths,
+        "check": zlib.crc32("\n".join(paths).encode()),
+    }
     write_entry(path, entry, repo.layout.shared, keep=MAX_PATH_LISTS)
     return paths
 
