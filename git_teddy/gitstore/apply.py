@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore import promisor, runner
+from git_teddy.gitstore import locks, promisor, runner
 from git_teddy.gitstore.checkout import Entry, checkout_blobs
 from git_teddy.gitstore.repo import GitRepo
 
@@ -369,6 +369,19 @@ def _remove(path: Path, top: Path) -> None:
         parent = parent.parent
 
 
+def _refuse_held_index(repo: GitRepo) -> None:
+    """Another git process holds the index (a commit being written, an interactive add, a
+    rebase step): git's checkout and restore refuse to write files then, and so does
+    teddy, before writing any (issue 26)."""
+    lock = Path(f"{repo.index_file}.lock")
+    if lock.exists():
+        raise CannotApply(
+            f"unable to create '{lock}': File exists (made {locks.describe_age(lock)} ago), "
+            "so no file of yours was written",
+            locks.WAY_OUT.format(lock=lock),
+        )
+
+
 def apply_to_worktree(
     repo: GitRepo, base: str, result: str, user_state: str, label: str = "theirs"
 ) -> ApplyResult:
@@ -376,6 +389,7 @@ def apply_to_worktree(
     is not `base` (the snapshot the turn started from; `label` names the result in conflict
     markers). CannotApply, with nothing written, when a change would write into a submodule
     or lose a file no snapshot has."""
+    _refuse_held_index(repo)
     target = _tree(repo, result)
     merged = _tree(repo, user_state) != _tree(repo, base)
     conflicts: list[str] = []
