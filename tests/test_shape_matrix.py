@@ -178,6 +178,15 @@ def subdirectory(tmp: Path, env: dict[str, str]) -> Path:
     return work
 
 
+def ignore_case(tmp: Path, env: dict[str, str]) -> Path:
+    """core.ignoreCase=true, as git sets it on macOS and Windows (a path in two cases:
+    test_shape_ignorecase.py)."""
+    work = _init(tmp / "ignorecase", env)
+    git(work, env, "config", "core.ignoreCase", "true")
+    _commit(work, env, {"app.txt": APP, "Old/old.txt": "old\n"})
+    return work
+
+
 def relative_git_dir(work: Path) -> dict[str, str]:
     """`GIT_DIR=../.git GIT_WORK_TREE=..` from `src/` (issue 26): relative, as a user sets them."""
     return {"GIT_DIR": "../.git", "GIT_WORK_TREE": ".."}
@@ -221,6 +230,7 @@ SHAPES = [
     Shape("submodule", submodule, submodule_untouched, command="cat app.txt lib/lib.txt"),
     Shape("commit-gpgsign", signed, every_session_commit_verifies),
     Shape("subdirectory", subdirectory, below="src"),
+    Shape("ignore-case", ignore_case),
     Shape("relative-git-dir", subdirectory, below="src", environ=relative_git_dir),
 ]
 

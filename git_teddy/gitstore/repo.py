@@ -52,7 +52,8 @@ FILE_MODE = 0o100644
 GPG_SIGN = "commit.gpgsign"
 SHARED_REPOSITORY = permissions.KEY
 FILE_MODE_KEY = "core.filemode"
-FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY)
+IGNORE_CASE_KEY = "core.ignorecase"
+FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 # dulwich reads the whole packed-refs file before it writes any ref: past this size (about
@@ -966,6 +967,42 @@ class GitRepo:
         """core.fileMode (read with the teddy.* keys): whether git records exec bits."""
         values = self.git_config.get(FILE_MODE_KEY) or ["true"]
         return plumbing.is_true(values[-1])
+
+    def ignores_case(self) -> bool:
+        """core.ignoreCase (read with the teddy.* keys): whether git takes `README.md` and
+        `readme.md` for one file."""
+        values = self.git_config.get(IGNORE_CASE_KEY) or ["false"]
+        return plumbing.is_true(values[-1])
+
+    def spelled_as_in(self, commit: str, paths: Collection[str]) -> dict[str, str]:
+        """The paths `commit` spells otherwise, letter case aside (a folder or file of the
+        same name in another case): path -> the commit's spelling, as far as it has one
+        (`docs/new.md` -> `Docs/new.md`). A folder's tree is read once per part."""
+        spelled: dict[str, str] = {}
+        root = self.read_commit(commit).tree
+        for path in paths:
+            obj: ShaFile | None = self._object(root.encode())
+            parts = []
+            for part in PurePosixPath(path).parts:
+                match = None
+                if isinstance(obj, Tree):
+                    names = {
+                        e.path.decode("utf-8", "surrogateescape"): e.sha for e in obj.iteritems()
+                    }
+                    if part in names:
+                        match = part
+                    else:
+                        match = next((n for n in names if n.lower() == part.lower()), None)
+                parts.append(match or part)
+                obj = (
+                    self._object(names[match])
+                    if match is not None and isinstance(obj, Tree)
+                    else None
+                )
+            same = "/".join(parts)
+            if same != path:
+                spelled[path] = same
+        return spelled
 
     def write_session_commit(self, tree: str, parents: list[str], message: str) -> str:
         """A commit of a session branch: signed when `sign_commits` says so."""

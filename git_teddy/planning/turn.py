@@ -28,6 +28,7 @@ from git_teddy.artifacts.folder import (
 )
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
 from git_teddy.artifacts.plan import Plan, Problem, format_problems, sanitize
+from git_teddy.artifacts.plan.casefold import case_problems
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.parse import parse_log
@@ -431,11 +432,17 @@ class PlannedTurn:
 
 
 def _refusals(ws: Workspace, base: str) -> Callable[[Plan], list[Problem]]:
-    """What a plan may not do in the snapshot `base`: write inside a submodule."""
+    """What a plan may not do in the snapshot `base`: write inside a submodule, or one file
+    under two letter cases where git takes them for one (core.ignoreCase)."""
 
     def refuse(plan: Plan) -> list[Problem]:
         paths = written_paths(plan)
-        return submodule_problems(plan, ws.repo.gitlinks_at(base, paths)) if paths else []
+        if not paths:
+            return []
+        problems = submodule_problems(plan, ws.repo.gitlinks_at(base, paths))
+        if ws.repo.ignores_case():
+            problems += case_problems(plan, ws.repo.spelled_as_in(base, paths))
+        return problems
 
     return refuse
 
