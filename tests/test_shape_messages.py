@@ -4,7 +4,7 @@ repository another user owns (safe.directory), and a held index lock (nothing wr
 from pathlib import Path
 
 from testing.commands import Teddy, git
-from testing.plans import edit
+from testing.plans import create, edit
 from testing.sessions import report_of, start
 
 
@@ -40,3 +40,23 @@ def test_a_held_index_lock_stops_teddy_before_writing(repo: Path, teddy: Teddy, 
     lock.unlink()
     teddy.ok(repo, "restore", base[:12])
     assert (repo / "README.md").read_text() == "# demo\n"
+
+
+def test_file_names_in_a_refusal_are_quoted_as_git_quotes_them(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    """A newline in a name does not break the `error:` line; a name past ASCII is shown as
+    `git status` shows it, by core.quotePath."""
+    session = start(repo, teddy, create("a.txt", "from the model\n"))
+    teddy.ok(repo, "execute", "-y")
+    base = report_of(repo, env, session)["run_summary"]["base_snapshot"]
+    (repo / "we\nird.txt").write_text("mine\n")
+    (repo / "héllo.txt").write_text("mine\n")
+    refused = teddy.exits(1, repo, "restore", base[:12])
+    lines = refused.stderr.splitlines()
+    assert all(line.startswith(("error: ", "hint: ")) for line in lines), refused.stderr
+    assert '"we\\nird.txt"' in lines[0] and '"h\\303\\251llo.txt"' in lines[0], lines[0]
+    git(repo, env, "config", "core.quotePath", "false")
+    refused = teddy.exits(1, repo, "restore", base[:12])
+    assert '"we\\nird.txt"' in refused.stderr and " héllo.txt" in refused.stderr
+    assert (repo / "we\nird.txt").read_text() == "mine\n"

@@ -53,7 +53,8 @@ GPG_SIGN = "commit.gpgsign"
 SHARED_REPOSITORY = permissions.KEY
 FILE_MODE_KEY = "core.filemode"
 IGNORE_CASE_KEY = "core.ignorecase"
-FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY)
+QUOTE_PATH_KEY = "core.quotepath"
+FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY, QUOTE_PATH_KEY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 # dulwich reads the whole packed-refs file before it writes any ref: past this size (about
@@ -972,6 +973,12 @@ class GitRepo:
         """core.ignoreCase (read with the teddy.* keys): whether git takes `README.md` and
         `readme.md` for one file."""
         values = self.git_config.get(IGNORE_CASE_KEY) or ["false"]
+        return plumbing.is_true(values[-1])
+
+    def quotes_paths(self) -> bool:
+        """core.quotePath (read with the teddy.* keys): whether file names past ASCII are
+        shown with octal escapes, as git shows them (printable.quote_path)."""
+        values = self.git_config.get(QUOTE_PATH_KEY) or ["true"]
         return plumbing.is_true(values[-1])
 
     def spelled_as_in(self, commit: str, paths: Collection[str]) -> dict[str, str]:

@@ -20,6 +20,7 @@ from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.apply import CannotApply, Change, apply_to_worktree, tree_changes
 from git_teddy.gitstore.layout import Placing
+from git_teddy.printable import quote_path
 from git_teddy.session.current import NoCurrentSession
 from git_teddy.session.models import iso_time
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
@@ -195,7 +196,8 @@ def place_snapshot(
     try:
         mine = [] if force else hand_written(ws, session, saved, target)
         if mine:
-            named = ", ".join(mine[:NAMED]) + (
+            quoted = [quote_path(path, ws.repo.quotes_paths()) for path in mine[:NAMED]]
+            named = ", ".join(quoted) + (
                 f" and {len(mine) - NAMED} more" if len(mine) > NAMED else ""
             )
             raise TeddyError(
