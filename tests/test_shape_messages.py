@@ -60,3 +60,19 @@ def test_file_names_in_a_refusal_are_quoted_as_git_quotes_them(
     refused = teddy.exits(1, repo, "restore", base[:12])
     assert '"we\\nird.txt"' in refused.stderr and " héllo.txt" in refused.stderr
     assert (repo / "we\nird.txt").read_text() == "mine\n"
+
+
+def test_blame_in_a_shallow_clone_marks_the_boundary_as_git_does(
+    repo: Path, tmp_path: Path, teddy: Teddy, env: dict
+) -> None:
+    (repo / "app.py").write_text("one\ntwo\n")
+    git(repo, env, "commit", "-qam", "two lines")
+    clone = tmp_path / "shallow"
+    git(tmp_path, env, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    start(clone, teddy, edit("app.py", "two", "TWO"))
+    teddy.ok(clone, "execute", "-y")
+    mine = teddy.ok(clone, "blame", "app.py").stdout.splitlines()
+    theirs = git(clone, env, "blame", "app.py").splitlines()
+    assert theirs[0].startswith("^") and not theirs[1].startswith("^")  # git's own marks
+    assert f"  {theirs[0].split()[0]}" in mine[0], mine  # `^` and the id, as git shows it
+    assert "20261126-work/01" in mine[1] and "^" not in mine[1], mine

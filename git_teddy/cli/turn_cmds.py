@@ -307,5 +307,6 @@ def blame(target: str) -> None:
     rows = blame_lines(open_workspace(), path, int(line) if line else None)
     width = max((len(r.origin) for r in rows), default=0)
     for row in rows:
-        line = f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}"
+        commit = f"^{row.commit[:9]}" if row.boundary else row.commit[:10]  # as git marks it
+        line = f"{row.number:>5}  {row.origin:<{width}}  {commit}  {row.text}"
         click.echo(printable(line))  # a line of a file: its tabs kept

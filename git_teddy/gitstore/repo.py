@@ -118,6 +118,7 @@ class BlamedLine:
     commit: str  # the commit that last changed the line
     summary: str  # that commit's subject
     text: str
+    boundary: bool = False  # git's `^`: a root, or the edge of a shallow clone's history
 
 
 class RefInTheWay(TeddyError):
@@ -143,12 +144,16 @@ def parse_blame(porcelain: str) -> list[BlamedLine]:
     """The lines of `git blame --porcelain` output."""
     rows: list[BlamedLine] = []
     summaries: dict[str, str] = {}
+    boundaries: set[str] = set()
     commit, number = "", 0
     for line in porcelain.splitlines():
         if line.startswith("\t"):
-            rows.append(BlamedLine(number, commit, summaries.get(commit, ""), line[1:]))
+            summary = summaries.get(commit, "")
+            rows.append(BlamedLine(number, commit, summary, line[1:], commit in boundaries))
         elif line.startswith("summary "):
             summaries[commit] = line.removeprefix("summary ")
+        elif line == "boundary":
+            boundaries.add(commit)
         else:
             parts = line.split(" ")
             if len(parts) >= 3 and is_object_id(parts[0]) and parts[1].isdigit():
