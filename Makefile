@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,map]'
 	touch $(STAMP)
 
 lint: $(STAMP)

@@ -19,11 +19,15 @@ each position is tried a bounded number of times:
 `benchmarks/bench_redact.py` measures throughput and how it grows with size.
 """
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
+from git_teddy.secret_formats import FORMAT_KINDS, format_spans
 
 MARKER = "[REDACTED:{kind}]"
 MARKER_PREFIX = "[REDACTED:"
@@ -445,20 +449,86 @@ def _prose(text: str) -> Iterator[_Span]:
     yield from _bare_aws_secrets(text, lowered)
 
 
+# --- detect-secrets' formats, and tokens split or encoded -------------------------------
+
+
+def _known_formats(text: str) -> Iterator[_Span]:
+    for start, end, kind in format_spans(text):
+        yield _Span(start, end, kind, _RANK_FORMAT)
+
+
+def _token_formats(text: str) -> Iterator[_Span]:
+    """Fixed token formats only (no context words): what a piece of a token can be."""
+    yield from _formats(text)
+    yield from _known_formats(text)
+
+
+# A string literal continued on the next line: `"ghp_abc" +\n    "def"` (Python, JS, Java, C).
+_SEAM = re.compile(r"[\"'][ \t]{0,8}+\+?[ \t]{0,8}+\\?\r?\n[ \t]{0,64}+\+?[ \t]{0,8}+[\"']")
+SEAM_REACH = 300  # characters looked at on each side of a seam (a token is shorter)
+
+
+def _split_tokens(text: str) -> Iterator[_Span]:
+    """A token cut in two by a line break inside a string literal: each seam is closed up
+    (with at most SEAM_REACH characters each side, and never past the next seam, so the
+    cost stays linear) and a format that crosses it is redacted in both parts."""
+    seams = [m.span() for m in _SEAM.finditer(text)]
+    for index, (start, end) in enumerate(seams):
+        left_from = max(seams[index - 1][1] if index else 0, start - SEAM_REACH)
+        right_to = min(
+            seams[index + 1][0] if index + 1 < len(seams) else len(text), end + SEAM_REACH
+        )
+        left, right = text[left_from:start], text[end:right_to]
+        for span in _token_formats(left + right):
+            if span.start < len(left) < span.end:
+                yield _Span(left_from + span.start, start, span.kind, _RANK_FORMAT)
+                yield _Span(end, end + span.end - len(left), span.kind, _RANK_FORMAT)
+
+
+# Standard base64 of at least 24 characters, not inside a longer run; longer than
+# MAX_ENCODED it is data (an image, a bundle), not a token.
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,4097}+={0,2}+(?![A-Za-z0-9+/=])")
+MAX_ENCODED = 4096
+
+
+def _encoded_tokens(text: str) -> Iterator[_Span]:
+    """A token written in base64 (`echo Z2hwX... | base64 -d`, a Basic credential): runs
+    that decode to printable ASCII are decoded and looked at for token formats."""
+    for match in _BASE64.finditer(text):
+        run = match.group()
+        if len(run) > MAX_ENCODED or len(run) % 4:
+            continue
+        try:
+            decoded = base64.b64decode(run, validate=True).decode("ascii")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if decoded.isprintable() and any(True for _ in _token_formats(decoded)):
+            yield _Span(match.start(), match.end(), "base64-secret", _RANK_FORMAT)
+
+
 # --- putting it together ---------------------------------------------------------------
 
 # Every kind a Finding can have, for reports and documentation.
-KINDS: tuple[str, ...] = (
-    *dict.fromkeys(fmt.kind for fmt in _FORMATS),
-    "private-key",
-    "url-password",
-    "aws-secret-key",
-    "secret-assignment",
+KINDS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        (
+            *(fmt.kind for fmt in _FORMATS),
+            *FORMAT_KINDS,
+            "base64-secret",
+            "private-key",
+            "url-password",
+            "aws-secret-key",
+            "secret-assignment",
+        )
+    )
 )
 
 _DETECTORS: tuple[Callable[[str], Iterator[_Span]], ...] = (
     _private_keys,
     _formats,
+    _known_formats,
+    _split_tokens,
+    _encoded_tokens,
     _url_passwords,
     _assignments,
     _prose,

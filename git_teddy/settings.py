@@ -278,7 +278,10 @@ class Paths(Setting):
 
 # ---- the registry --------------------------------------------------------------------------
 
-_REF_PREFIX_RE = r"/*[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/*"
+# One part of a ref name as git accepts it (`git check-ref-format`): no leading '.', no
+# trailing '.' or '.lock' (git's lock files are `<ref>.lock`).
+_REF_PART = r"(?!\.)[A-Za-z0-9._-]+(?<!\.)(?<!\.lock)"
+_REF_PREFIX_RE = rf"/*{_REF_PART}(/{_REF_PART})*/*"
 
 REF_PREFIX = Text(
     "teddy.refPrefix",
@@ -286,14 +289,33 @@ REF_PREFIX = Text(
     "ai/",
     default="teddy/",
     pattern=rf"(?!.*\.\.){_REF_PREFIX_RE}",
-    requirement="usable in a ref name (letters, digits, '-', '_', '.' and '/')",
+    requirement=(
+        "usable in a ref name (letters, digits, '-', '_', '.' and '/'; no part starting with"
+        " '.' or ending with '.' or '.lock')"
+    ),
 )
 CHANNEL = Text(
     "teddy.channel",
     "Channel recorded in a new session's log when --channel is not given.",
     "cli",
     default="cli",
+    # One word: the session log's header line holds it (a space or newline would break it).
+    pattern=r"[A-Za-z0-9][A-Za-z0-9._:@#+/-]{0,63}",
+    requirement="one word of letters, digits and . _ : @ # + / - (at most 64 characters)",
 )
+
+
+def checked_channel(channel: str) -> str:
+    """A channel given on the command line, held to teddy.channel's rule."""
+    try:
+        return CHANNEL.parse(channel)
+    except ValueError:
+        raise TeddyError(
+            f"the channel must be {CHANNEL.requirement}, not {channel!r}",
+            "name it with one word, e.g. `--channel slack-team`",
+        ) from None
+
+
 REMOTE = Text(
     "teddy.remote",
     "Remote that `git teddy push` and `git teddy fetch` use when none is named.",
@@ -443,8 +465,8 @@ MAX_RESOURCE_BYTES = Integer(
 MAP_TOKENS = Integer(
     "teddy.mapTokens",
     "Tokens (counted as characters/4) of the repository map every context starts with: the "
-    "tracked files as a tree with sizes and Python symbols, the most relevant first, the cut "
-    "said; 0 leaves the map and the system information out.",
+    "tracked files as a tree with sizes and symbols (line numbers), the most relevant first, "
+    "the cut said; 0 leaves the map and the system information out.",
     default=1024,
     minimum=0,
     maximum=1_000_000,

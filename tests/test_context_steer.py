@@ -87,7 +87,10 @@ def test_prune_of_global_and_session_entries_then_read(
     assert not [line for line in lines if line.endswith(" app.py")]
 
     teddy.ok(repo, "plan", "-m", "Read the readme again")
-    assert "[README.md](/README.md)" not in show(repo, env, session, "02/_context.log")
+    # README.md is not a resource of turn 02 (turn 01's plan, repaired, names it as a link)
+    assert "**Resource:** `[README.md](/README.md)`" not in show(
+        repo, env, session, "02/_context.log"
+    )
     teddy.ok(repo, "execute", "-y")
     assert show(repo, env, session, "session.context").strip() == ""
     lines = context_lines(repo, teddy)

@@ -267,6 +267,38 @@ def test_history_the_remote_has_is_never_flagged(
     fsck(repo, remote, env=env)
 
 
+# ---- issue 25 item 2: a token in a file's name ---------------------------------------------
+
+
+def test_a_token_in_a_file_name_is_refused_without_printing_it(
+    repo: Path, teddy: Teddy, env: dict[str, str], remote: Path, session: str
+) -> None:
+    ref = f"refs/heads/teddy/{session}/main"
+    commit = commit_by_hand(repo, env, ref, {f"{GITHUB}.txt": b"an ordinary note\n"})
+    result = teddy(repo, "push", "origin")
+    refused(result)
+    assert "the name [REDACTED:github-token].txt:1 contains a secret (github-token)" in (
+        result.stderr
+    )
+    assert GITHUB not in result.stdout + result.stderr
+    assert commit not in remote_refs(remote, env)
+    fsck(repo, remote, env=env)
+
+
+def test_an_untracked_file_with_a_token_in_its_name_stays_out_of_snapshots(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    named = f"backups/{GITHUB}.txt"
+    (repo / "backups").mkdir()
+    (repo / named).write_text("an ordinary note\n")
+    start(repo, teddy, create("x.txt", "x\n"))
+    teddy.ok(repo, "execute", "-y")
+    for snapshot in all_kept_snapshots(repo, env):
+        assert GITHUB not in git(repo, env, "ls-tree", "-r", "--name-only", snapshot)
+    assert (repo / named).read_text() == "an ordinary note\n"  # never touched
+    assert GITHUB not in teddy.ok(repo, "context").stdout  # nor in the map the model sees
+
+
 def test_a_blob_the_remote_has_in_older_history_is_never_flagged(
     repo: Path, teddy: Teddy, env: dict[str, str], remote: Path
 ) -> None:

@@ -11,7 +11,17 @@ PACKAGE = Path(__file__).parent.parent / "git_teddy"
 
 # Bottom to top. A unit is a package or a module directly under git_teddy/.
 LAYERS: list[set[str]] = [
-    {"errors", "settings", "redact", "ui", "prompts", "artifacts", "faultpoint", "printable"},
+    {
+        "errors",
+        "settings",
+        "redact",
+        "secret_formats",
+        "ui",
+        "prompts",
+        "artifacts",
+        "faultpoint",
+        "printable",
+    },
     {"gitstore", "llm", "web"},
     {"session", "index", "review"},
     {"planning", "execute", "workflow", "learn", "hooks"},

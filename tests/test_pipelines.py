@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import BaseModel, ValidationError
 
 from git_teddy.errors import TeddyError
 from git_teddy.llm import Provider
@@ -14,6 +15,7 @@ from git_teddy.planning.pipelines import (
     Pipeline,
     PipelineError,
     PipelineRun,
+    PipelineStep,
     load_pipeline,
     parse_pipeline,
     pipeline_files,
@@ -378,3 +380,13 @@ def test_providers_are_made_once_per_model_and_override_the_environment(
     assert provider_for(None).model == "from-env"
     assert provider_for("gpt-4o-mini").model == "gpt-4o-mini"
     assert provider_for("gpt-4o-mini") is provider_for("gpt-4o-mini")
+
+
+def test_the_pipeline_format_is_a_pydantic_model_like_every_other_format() -> None:
+    pipeline = parse_pipeline(TWO_STEPS, "review")
+    assert isinstance(pipeline, BaseModel) and isinstance(pipeline.steps[0], BaseModel)
+    assert set(Pipeline.model_json_schema()["properties"]) >= {"steps", "description"}
+    with pytest.raises(ValidationError):  # strict: a number is not a model's name
+        PipelineStep.model_validate({"name": "a", "agent": "dev", "model": 4.5})
+    with pytest.raises(ValidationError):  # exactly one of agent and prompt
+        PipelineStep.model_validate({"name": "a", "agent": "dev", "prompt": "p"})

@@ -162,6 +162,46 @@ def test_preprocess_in_place_rewrites_the_file(teddy, outside):
     assert json.loads(result.stdout) == json.loads((FIXTURES / "crlf.json").read_text())
 
 
+def test_validate_and_preprocess_report_each_repair_and_what_is_left_out(teddy, outside):
+    copy_fixture("links_repaired.md", outside)
+    result = teddy.ok(outside, "validate", "links_repaired.md")
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        "warning: line 24: repaired: the link target `app.py` is not root-relative: read as "
+        "`/app.py`",
+        "warning: line 31: repaired: the path `src/util.py` is not a link: read as "
+        "`[src/util.py](/src/util.py)`",
+        "warning: line 38: repaired: the path `docs/read me.md` is not a link: read as "
+        "`[docs/read me.md](</docs/read me.md>)`",
+        "warning: line 45: repaired: the link target `app.py` is not root-relative: read as "
+        "`/app.py`",
+    ]
+    assert "CREATE docs/read me.md" in result.stdout
+
+    result = teddy.ok(outside, "preprocess", "-i", "links_repaired.md")
+    assert result.stderr.count("warning: line ") == 4
+    rewritten = (outside / "links_repaired.md").read_text()
+    assert "- **File Path:** [app.py](/app.py)\n" in rewritten
+    assert "- **File Path:** [docs/read me.md](</docs/read me.md>)\n" in rewritten
+    again = teddy.ok(outside, "validate", "links_repaired.md")
+    assert "warning:" not in again.stderr
+
+    copy_fixture("create_two_blocks.md", outside)
+    result = teddy.ok(outside, "validate", "create_two_blocks.md")
+    assert "warning: line 30: CREATE at line 23 has 2 code blocks: the first is" in result.stderr
+
+
+def test_validate_refuses_links_whose_text_and_target_disagree(teddy, outside):
+    copy_fixture("links_wrong.md", outside)
+    result = teddy(outside, "validate", "links_wrong.md")
+    assert result.returncode == 1
+    assert (
+        "error: line 24: CREATE at line 23: the link text `the app` and its target `/app.py` "
+        "name different paths" in result.stderr
+    )
+    assert result.stderr.endswith("error: links_wrong.md is not a valid plan (4 problems)\n")
+
+
 def test_preprocess_in_place_needs_a_file(teddy, outside):
     result = teddy(outside, "preprocess", "--in-place", input=BROKEN)
     assert result.returncode == 2

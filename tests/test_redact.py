@@ -15,8 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_teddy.redact import KINDS, Finding, find_secrets, redact, shannon_entropy, summarize
+from git_teddy.secret_formats import FORMAT_KINDS
 from testing.cpu import cpu_timed
 from testing.fake_secrets import ALNUM, fake
+from testing.secret_corpus import SECRETS as CORPUS
 
 BASE64 = ALNUM + "+/"
 URLSAFE = ALNUM + "_-"
@@ -57,6 +59,13 @@ SECRETS: dict[str, tuple[str, str]] = {
     "url-password": (k := fake(16), f"DATABASE_URL=postgres://app:{k}@db.internal:5432/app"),
     "secret-assignment": (m := fake(24, ALNUM + "!#%&*"), f'"client_secret": "{m}",'),
 }
+# The vendors' formats (detect-secrets' and the redactor's own) and base64-encoded tokens:
+# one example of each from the labelled corpus.
+_FROM_CORPUS = {kind: kind for kind in FORMAT_KINDS} | {"base64-secret": "base64-token"}
+for _kind, _corpus_kind in _FROM_CORPUS.items():
+    if _kind not in SECRETS:
+        _example = next(s for s in CORPUS if s.kind == _corpus_kind)
+        SECRETS[_kind] = (_example.secret, _example.text)
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))

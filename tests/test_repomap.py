@@ -1,7 +1,7 @@
 """The repository map and system information every context starts with: on the first turn of
 a fresh repository (no .teddy/global.context) in `git teddy context` and in what a real
-local model server receives; the budget cut said; Python symbols; no secret content; cached
-by tree id."""
+local model server receives; the budget cut said; symbols with line numbers, in nine
+languages; no secret content; cached by tree id."""
 
 import json
 import shutil
@@ -62,7 +62,8 @@ def test_first_turn_context_has_system_information_and_the_map(
     assert "Python project (pyproject.toml)" in overview
     assert "### Repository Map" in overview
     assert "src/\n  billing.py  " in overview and "tests/\n  test_billing.py" in overview
-    assert "class Invoice(Base): total" in overview and "def charge(customer, amount)" in overview
+    assert "  L4 class Invoice(Base)\n      L5 def total(self)\n" in overview
+    assert "  L12 def charge(customer, amount)" in overview
     assert "_hidden" not in overview
     assert ".env" in overview and SECRET not in out  # its name, never its content
     assert "more files not shown" not in overview  # everything fits
@@ -90,7 +91,7 @@ def test_the_model_receives_the_map_on_turn_01(
     overview = map_section(user)
     assert overview.index("### Repository Map") < user.index("## 5. Resource Contents")
     assert user.index("## 4. Context Summary") < user.index("### System Information")
-    assert "class Invoice(Base): total" in overview
+    assert "L4 class Invoice(Base)" in overview
     assert SECRET not in user and SECRET not in log
 
 
@@ -181,3 +182,43 @@ def test_a_new_message_reuses_the_map_unless_it_names_another_file(
     assert len(maps) == 2  # a named file comes first: another map
     [named] = [m for m in maps if m != entry]
     assert "file-299.txt" in json.loads(named.read_text())["map"]
+
+
+SYMBOL_FIXTURES = Path(__file__).parent / "fixtures" / "symbols"
+CALLER = 'package main\n\nimport "geo"\n\nfunc main() {\n\tprintln(geo.TotalArea(nil))\n}\n'
+
+
+def test_every_language_gets_its_symbols_and_the_named_ones_come_first(
+    repo: Path, teddy: Teddy, env: dict, replies: Path
+) -> None:
+    """Issue 27 item 3: symbols with line numbers in nine languages; a symbol the message
+    names brings its file and the files calling it into a map that would leave them out."""
+    sources = {f"src/{p.name}": p.read_text() for p in SYMBOL_FIXTURES.iterdir()}
+    deep = {"pkg/geo/internal/area/shapes.go": sources.pop("src/shapes.go")}
+    caller = {"cmd/tools/report/main.go": CALLER}
+    for folder in ("src", "pkg/geo/internal/area", "cmd/tools/report"):
+        (repo / folder).mkdir(parents=True)
+    commit_files(repo, env, {**sources, **deep, **caller})
+    session = teddy.ok(repo, "new", "languages").stdout.strip()
+    overview = map_section(teddy.ok(repo, "context").stdout)
+    for line in (
+        "L22 def total_area(shapes)",  # Python
+        "L12 function totalArea(shapes)",  # JavaScript
+        "L14 function totalArea(shapes: Shape[]): number",  # TypeScript
+        "L25 func TotalArea(shapes []Shape) float64",  # Go
+        "L18 pub fn total_area(shapes: &[Box<dyn Shape>]) -> f64",  # Rust
+        "L23 public static double totalArea(List<Shape> shapes)",  # Java
+        "L15 double total_area(const struct circle *circles, size_t count)",  # C
+        "L14 class Circle : public Shape",  # C++
+        "L13 def self.total_area(shapes)",  # Ruby
+    ):
+        assert line in overview
+
+    git(repo, env, "config", "teddy.mapTokens", "120")  # the src/ files only
+    cut = map_section(teddy.ok(repo, "context").stdout)
+    assert "area/" not in cut and "main.go" not in cut
+    queue(replies, plan_text(create("x.txt", "x\n")))
+    teddy.ok(repo, "plan", "-m", "Make `TotalArea` skip nil shapes")
+    named = map_section(git(repo, env, "show", f"teddy/{session}/main:01/_context.log"))
+    assert "area/\n        shapes.go" in named and "L25 func TotalArea(" in named
+    assert "report/\n      main.go" in named and "L5 func main()" in named

@@ -35,6 +35,17 @@ def name_problem(rel: str) -> str | None:
     return None
 
 
+def entry_problem(rel: str) -> str | None:
+    """Why a context entry can name no file of the repository (absolute, `..`, `.git`, too
+    long), or None: such an entry, in a committed or fetched context file, is left out with
+    this note instead of reaching git."""
+    if rel.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", rel):
+        return f"{rel} is an absolute path; context entries are paths from the top"
+    if ".." in re.split(r"[/\\]", rel):
+        return f"{rel} leads outside the repository"
+    return name_problem(rel)
+
+
 def confine(root: Path, rel: str) -> Path:
     """The file `rel` inside `root`, or PathRefused for absolute paths, `..`, `.git` (in any
     of the forms `is_dotgit` knows), names too long, and symlinks that lead outside or into

@@ -1,5 +1,6 @@
 """The repository map and system information every context starts with (pure): tracked files
-ranked by relevance, shown as a tree with sizes and Python symbols within a token budget.
+ranked by relevance, shown as a tree with sizes and symbols (artifacts/symbols.py) with
+their line numbers, within a token budget.
 
 Like Aider's repo map, the files that matter to the turn come first: those the context or the
 message names, then their neighbours (same folder), then the rest by how central they are
@@ -10,7 +11,6 @@ of the whole text is given with the context's other counts. Reading files, git a
 platform is the caller's (planning/repomap.py); this module only computes text.
 """
 
-import ast
 import heapq
 import re
 from collections import Counter
@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from git_teddy.artifacts.plan.fences import fence_for
+from git_teddy.artifacts.symbols import Symbol
+from git_teddy.artifacts.symbols import ranked as most_relevant
 
 CHARS_PER_TOKEN = 4
 SOURCE_SUFFIXES = {".py", ".js", ".ts", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".rb", ".sh"}
@@ -134,33 +136,6 @@ def render_system_info(facts: SystemFacts, tools: list[str]) -> str:
     )
 
 
-def python_symbols(text: str) -> list[str]:
-    """Top-level classes (with their public methods) and functions (with their parameters)
-    of a Python module; none when it does not parse."""
-    try:
-        module = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return []
-    symbols = []
-    for node in module.body:
-        if isinstance(node, ast.ClassDef):
-            methods = [
-                item.name
-                for item in node.body
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-                and not item.name.startswith("_")
-            ]
-            bases = ", ".join(ast.unparse(base) for base in node.bases)
-            head = f"class {node.name}({bases})" if bases else f"class {node.name}"
-            symbols.append(f"{head}: {', '.join(methods)}" if methods else head)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            params = ", ".join(arg.arg for arg in node.args.args)
-            symbols.append(f"def {node.name}({params})")
-    if len(symbols) > MAX_SYMBOLS:
-        return [*symbols[:MAX_SYMBOLS], f"... {len(symbols) - MAX_SYMBOLS} more"]
-    return symbols
-
-
 # ---- ranking -----------------------------------------------------------------------------------
 
 _WORD = re.compile(r"[\w./-]+")
@@ -240,11 +215,17 @@ def human_size(size: int) -> str:
     return f"{size / 1024**2:.1f} MB"
 
 
-def _file_lines(file: TrackedFile, symbols: list[str]) -> list[str]:
+def _file_lines(file: TrackedFile, symbols: list[Symbol], names: frozenset[str]) -> list[str]:
+    """The file's line, then its symbols (those `names` names and their callers first when
+    not all fit), each with its first line: `L12 def split_into(iterable, sizes)`."""
     depth = file.path.count("/")
     name = file.path.rsplit("/", 1)[-1]
     lines = [f"{'  ' * depth}{name}  {human_size(file.size)}"]
-    return lines + [f"{'  ' * (depth + 1)}{symbol}" for symbol in symbols]
+    shown = most_relevant(symbols, names, MAX_SYMBOLS)
+    lines += [f"{'  ' * (depth + 1 + s.depth)}L{s.line} {s.text}" for s in shown]
+    if len(symbols) > len(shown):
+        lines.append(f"{'  ' * (depth + 1)}... {len(symbols) - len(shown)} more")
+    return lines
 
 
 def _folder_lines(path: str) -> dict[str, str]:
@@ -254,7 +235,10 @@ def _folder_lines(path: str) -> dict[str, str]:
 
 
 def select(
-    ranked: list[TrackedFile], budget: int, symbols: Mapping[str, list[str]]
+    ranked: list[TrackedFile],
+    budget: int,
+    symbols: Mapping[str, list[Symbol]],
+    names: frozenset[str] = frozenset(),
 ) -> list[TrackedFile]:
     """The leading files of `ranked` whose lines (folders included) fit in `budget` tokens."""
     room = budget * CHARS_PER_TOKEN
@@ -262,7 +246,7 @@ def select(
     folders: set[str] = set()
     for file in ranked:
         new = {f: line for f, line in _folder_lines(file.path).items() if f not in folders}
-        lines = list(new.values()) + _file_lines(file, symbols.get(file.path, []))
+        lines = list(new.values()) + _file_lines(file, symbols.get(file.path, []), names)
         cost = sum(len(line) + 1 for line in lines)
         if cost > room:
             break
@@ -273,12 +257,16 @@ def select(
 
 
 def render_map(
-    ranked: list[TrackedFile], total: int, budget: int, symbols: Mapping[str, list[str]]
+    ranked: list[TrackedFile],
+    total: int,
+    budget: int,
+    symbols: Mapping[str, list[Symbol]],
+    names: frozenset[str] = frozenset(),
 ) -> str:
     """The map section: the files `select` keeps from `ranked` (as `rank` gives them, at
     least `most_shown(budget)` of them) of `total` files (tracked and untracked), as a tree
-    in path order."""
-    shown = select(ranked, budget, symbols)
+    in path order; `names`: the symbols the message names."""
+    shown = select(ranked, budget, symbols, names)
     lines: list[str] = []
     folders: set[str] = set()
     for file in sorted(shown, key=lambda f: f.path.split("/")):
@@ -286,7 +274,7 @@ def render_map(
             if folder not in folders:
                 folders.add(folder)
                 lines.append(line)
-        lines += _file_lines(file, symbols.get(file.path, []))
+        lines += _file_lines(file, symbols.get(file.path, []), names)
     left = total - len(shown)
     if left:
         lines.append(f"... {left} more files not shown (teddy.mapTokens = {budget})")
@@ -295,7 +283,7 @@ def render_map(
     return (
         "### Repository Map\n"
         f"{total} files, {len(shown)} shown: files named in the context or the "
-        "message and their folders first, then the top folders; sizes as stored, Python "
-        "symbols under their file.\n"
+        "message and their folders first, then the top folders; sizes as stored, "
+        "symbols under their file with their first line (L12).\n"
         f"{fence}text\n{tree}\n{fence}\n"
     )

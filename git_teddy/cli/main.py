@@ -6,6 +6,7 @@ starts fast; click itself only when needed, so `git teddy context` answered from
 """
 
 import codecs
+import errno
 import sys
 from typing import TYPE_CHECKING
 
@@ -90,15 +91,47 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. `| head`); nothing to report
         return EXIT_USER_ERROR
+    except OSError as error:
+        if error.errno not in UNWRITABLE:
+            return _bug()
+        print_error(unwritable(error))
+        sys.unraisablehook = _quiet_when_unwritable  # dulwich's file objects retry at exit
+        return EXIT_USER_ERROR
     except Exception:
-        import traceback
-
-        traceback.print_exc()
-        click.echo(
-            "error: this is a bug in git-teddy; please report it with the trace above", err=True
-        )
-        return EXIT_BUG
+        return _bug()
     return result if isinstance(result, int) else 0
+
+
+def _bug() -> int:
+    import traceback
+
+    traceback.print_exc()
+    print(
+        "error: this is a bug in git-teddy; please report it with the trace above", file=sys.stderr
+    )
+    return EXIT_BUG
+
+
+# A folder teddy cannot write (read-only, immutable, not the user's) or a full disk: the
+# user's to fix, not a bug. Every write teddy makes is atomic (a temporary file renamed), so
+# the command can simply be run again.
+UNWRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
+
+
+def _quiet_when_unwritable(unraisable: "sys.UnraisableHookArgs") -> None:
+    value = unraisable.exc_value
+    if not (isinstance(value, OSError) and value.errno in UNWRITABLE):
+        sys.__unraisablehook__(unraisable)
+
+
+def unwritable(error: OSError) -> TeddyError:
+    where = f" {error.filename}" if error.filename else ""
+    cause = "the disk is full" if error.errno in (errno.ENOSPC, errno.EDQUOT) else "not allowed"
+    return TeddyError(
+        f"could not write{where}: {error.strerror or error} ({cause})",
+        "make room or give yourself write access there (`ls -ld` the folder), then run the "
+        "same command again: what teddy writes is written whole or not at all",
+    )
 
 
 def serve_cached_context(argv: list[str]) -> int | None:

@@ -73,6 +73,11 @@ def plan(
         ui=TerminalUI(),
         pipeline=pipeline,
     )
+    if reply is not None:  # what the sanitizer repaired in the file, as validate says it
+        from git_teddy.artifacts.plan import read_plan
+        from git_teddy.cli.plan_cmds import echo_notes
+
+        echo_notes(read_plan(reply).notes)
     click.echo(printable("\n".join(planned.summary_lines())))
     click.echo("next: git teddy execute", err=True)
 

@@ -26,6 +26,7 @@ from git_teddy.artifacts.plan.models import (
     Read,
     Research,
 )
+from git_teddy.artifacts.read_parts import PartError, resolve, split_part
 from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.runner import isolated_environ
 from git_teddy.ui import UI
@@ -244,13 +245,24 @@ def _read(action: Read, env: ActionEnv) -> Outcome:
     if action.kind == "file" and is_session_ref(action.resource):  # on the session branch
         return Outcome(True, f"{action.resource} added to the next turn's context")
     if action.kind == "file":
-        path = confine(env.root, action.resource)
+        name, fragment = split_part(action.resource)
+        path = confine(env.root, name)
         if not path.is_file():
-            message = f"{action.resource} does not exist"
+            message = f"{name} does not exist"
             return Outcome(False, message, {"error": message})
+        if fragment is not None:  # a part: it must still be there after the plan's edits
+            return _read_part(action.resource, name, path.read_bytes(), fragment)
         size = path.stat().st_size
         return Outcome(True, f"{action.resource} ({size} bytes) added to the next turn's context")
     return _read_url(action.resource, env)
+
+
+def _read_part(resource: str, name: str, data: bytes, fragment: str) -> Outcome:
+    try:
+        start, end = resolve(name, data.decode("utf-8", "replace"), fragment)
+    except PartError as error:
+        return Outcome(False, str(error), {"error": str(error)})
+    return Outcome(True, f"{resource} (lines {start}-{end}) added to the next turn's context")
 
 
 def _read_url(url: str, env: ActionEnv) -> Outcome:

@@ -8,6 +8,10 @@ The journal goes when the report is committed; it is local and never pushed (it 
 command output before redaction)."""
 
 import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -80,6 +84,24 @@ class JournalFile:
         if done.applied is not None:
             lines.append(f"applying had finished ({done.applied}): not applied again")
         return lines
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """A Ctrl-C that comes while the journal records a step is taken after it: a step that
+    finished is recorded as finished, never left as "running" (which the next run could
+    only call interrupted)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: pressed.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def open_journal(path: Path, shared: Shared, plan_commit: str, start_time: str) -> JournalFile:

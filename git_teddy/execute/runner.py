@@ -15,6 +15,7 @@ from git_teddy.artifacts.plan import PlanError, format_problems, parse_plan
 from git_teddy.artifacts.plan.casefold import case_problems
 from git_teddy.artifacts.plan.models import Action, Create, EditFile, Execute, Memo, Plan, Read
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
+from git_teddy.artifacts.read_parts import split_part
 from git_teddy.artifacts.report import (
     ActionLog,
     ExecutionReport,
@@ -27,7 +28,12 @@ from git_teddy.artifacts.yamlio import YAML_LIMIT
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.execute.actions import ActionEnv, params_of, run_action
 from git_teddy.execute.approval import describe, format_memos
-from git_teddy.execute.journal import INTERRUPTED, JournalFile, open_journal
+from git_teddy.execute.journal import (
+    INTERRUPTED,
+    JournalFile,
+    interrupts_deferred,
+    open_journal,
+)
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
 from git_teddy.gitstore.pool import ignored_dependencies
@@ -159,22 +165,31 @@ def _run_actions(
                 _log(index, action, "REJECTED", approval="rejected", reason=decision.reason)
             )
             continue
-        journal.update(actions=logs, running=index)
-        outcome = run_action(action, env)
-        say(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
-        logs.append(
-            _log(
-                index,
-                action,
-                "SUCCESS" if outcome.ok else "FAILURE",
-                approval=decision.verdict,
-                summary=outcome.summary,
-                details=outcome.details,
+        with interrupts_deferred():
+            journal.update(actions=logs, running=index)
+        try:
+            outcome = run_action(action, env)
+        except KeyboardInterrupt:
+            # Ctrl-C stopped the command (its process group is killed): the worktree goes back
+            # to its state before it on the next run, which runs it again, and the rest.
+            with interrupts_deferred():
+                journal.update(running=None)
+            raise
+        with interrupts_deferred():
+            say(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
+            logs.append(
+                _log(
+                    index,
+                    action,
+                    "SUCCESS" if outcome.ok else "FAILURE",
+                    approval=decision.verdict,
+                    summary=outcome.summary,
+                    details=outcome.details,
+                )
             )
-        )
-        if not outcome.ok:
-            status = "FAILURE"  # the first failure stops the plan
-        journal.update(actions=logs, status=status, running=None, tree=state())
+            if not outcome.ok:
+                status = "FAILURE"  # the first failure stops the plan
+            journal.update(actions=logs, status=status, running=None, tree=state())
         reached(f"execute.action.{index}")
     journal.update(actions=logs, status=status)  # rejected, skipped, the user quit
 
@@ -464,7 +479,7 @@ def _touched_paths(plan: Plan) -> list[str] | None:
         if isinstance(action, Create | EditFile):
             paths.append(action.path)
         elif isinstance(action, Read) and action.kind == "file":
-            paths.append(action.resource)
+            paths.append(split_part(action.resource)[0])
     return paths
 
 

@@ -364,7 +364,10 @@ def _remove(path: Path, top: Path) -> None:
     if path.is_symlink() or path.is_file():  # never a folder: what is in it is not ours
         path.unlink()
     parent = path.parent
+    standing = _current_folders()
     while parent != top and parent.is_dir() and not any(parent.iterdir()):
+        if parent.resolve() in standing:
+            break  # the folder the user stands in (or one above it): git leaves it too
         parent.rmdir()  # folders left empty by the deletion go too, as git would do
         parent = parent.parent
 
@@ -380,6 +383,14 @@ def _refuse_held_index(repo: GitRepo) -> None:
             "so no file of yours was written",
             locks.WAY_OUT.format(lock=lock),
         )
+
+
+def _current_folders() -> set[Path]:
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:  # already gone: nothing to keep
+        return set()
+    return {cwd, *cwd.parents}
 
 
 def apply_to_worktree(

@@ -885,6 +885,12 @@ class GitRepo:
             except FileLocked as held:
                 lock = Path(os.fsdecode(held.lockfilename))
                 time.sleep(LOCK_WAIT)  # someone is writing this very object; it will appear
+            except OSError:
+                # A full disk: dulwich's clean-up fails on the same error and leaves the lock
+                # it took (an empty `<object>.lock`, which fsck flags). It is ours: remove it.
+                sha = obj.id.decode()
+                Path(store.path, sha[:2], f"{sha[2:]}.lock").unlink(missing_ok=True)
+                raise
         if obj.id in store:
             return obj.id.decode()
         # The object never appeared: a process killed while writing it left its lock.

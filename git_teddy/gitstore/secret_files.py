@@ -60,6 +60,13 @@ def has_secret_name(path: str, globs: Sequence[str] = ()) -> bool:
     return False
 
 
+def has_token_in_name(path: str) -> bool:
+    """A token in the file's path (`backups/ghp_....txt`): the name alone would leak it."""
+    from git_teddy.redact import find_secrets
+
+    return bool(find_secrets(path))
+
+
 def as_text(content: bytes) -> str | None:
     """The text in `content`: UTF-8, UTF-16 with a byte-order mark, or UTF-16 without one
     (ASCII with a NUL after or before each character); None for binary content."""
@@ -94,5 +101,9 @@ def untracked_secrets(top: Path, listed: Sequence[str], globs: Sequence[str]) ->
         rel
         for rel in listed
         if not rel.endswith("/")  # a nested repository: recorded as a gitlink, never read
-        and (has_secret_name(rel, globs) or has_secret_content(Path(top, *rel.split("/"))))
+        and (
+            has_secret_name(rel, globs)
+            or has_token_in_name(rel)
+            or has_secret_content(Path(top, *rel.split("/")))
+        )
     ]

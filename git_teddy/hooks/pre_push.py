@@ -156,10 +156,15 @@ def scan_text(ref: str, where: str, object_id: str, text: str | None) -> list[Se
 
 
 def scan_blobs(blobs: dict[str, tuple[str, str]]) -> list[Secret]:
-    """blobs: blob -> (ref, path)."""
+    """blobs: blob -> (ref, path). A file's path is scanned as well as its content: a token in
+    a file or folder name is pushed (and shown in every listing) like one in a file."""
     from git_teddy.gitstore.secret_files import as_text
+    from git_teddy.redact import redact
 
     secrets = []
+    for blob, (ref, path) in sorted(blobs.items()):
+        shown = f"the name {redact(path)[0]}"  # the report must not print what it found
+        secrets += scan_text(ref, shown, blob, path)
     ids = sorted(blobs)
     for start in range(0, len(ids), BLOBS_PER_READ):
         for blob, content in read_blobs(ids[start : start + BLOBS_PER_READ]):

@@ -16,6 +16,7 @@ from git_teddy.artifacts.context_list import entry_of
 from git_teddy.artifacts.folder import PLAN, REPORT, USER_PROMPT
 from git_teddy.artifacts.languages import fence_language
 from git_teddy.artifacts.plan.fences import fence_for
+from git_teddy.artifacts.read_parts import split_part
 from git_teddy.artifacts.report import ExecutionReport
 
 GLOB_CHARS = set("*?[")
@@ -83,7 +84,7 @@ class Resource:
 
 def _fence_info(name: str) -> str:
     """A web page arrives as extracted text, whatever its address ends with."""
-    return "text" if is_url(name) else fence_language(name)
+    return "text" if is_url(name) else fence_language(split_part(name)[0])
 
 
 def _fenced(text: str, language: str = "text") -> str:

@@ -27,9 +27,11 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from git_teddy.artifacts.plan import Plan
 from git_teddy.artifacts.plan.fences import fence_for
@@ -65,13 +67,38 @@ class PipelineError(TeddyError):
         super().__init__(f"{path} is not a valid pipeline:{listed}", hint)
 
 
-@dataclass(frozen=True)
-class PipelineStep:
-    name: str
-    agent: str | None  # exactly one of agent and prompt is set
-    prompt: str | None
-    model: str | None  # None: teddy.model
-    line: int  # where the step starts in the file
+def _text(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("empty", "is empty")
+    return value
+
+
+def _step_name(value: str) -> str:
+    if not _NAME.fullmatch(value):
+        raise PydanticCustomError("name", "names are letters, digits, `-` and `_`")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_text)]
+
+
+class PipelineStep(BaseModel):
+    """One step of `.teddy/pipelines/NAME.yaml`; validated with strict types (a number or
+    `null` is not text), every problem mapped back to its line by `parse_pipeline`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    name: Annotated[str, AfterValidator(_step_name)]
+    agent: Text | None = None  # exactly one of agent and prompt is set
+    prompt: Text | None = None
+    model: Text | None = None  # None: teddy.model
+    line: int = 0  # where the step starts in the file
+
+    @model_validator(mode="after")
+    def _agent_or_prompt(self) -> "PipelineStep":
+        if (self.agent is None) == (self.prompt is None):
+            raise PydanticCustomError("agent_or_prompt", "agent_or_prompt")
+        return self
 
     @property
     def label(self) -> str:
@@ -79,13 +106,14 @@ class PipelineStep:
         return f"@{self.agent}" if self.agent else "inline prompt"
 
 
-@dataclass(frozen=True)
-class Pipeline:
+class Pipeline(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
     name: str
     path: str
     source: str  # the YAML text as read: stored with the turn
-    steps: tuple[PipelineStep, ...]
-    description: str | None = None
+    steps: Annotated[tuple[PipelineStep, ...], Field(min_length=1)]
+    description: Text | None = None
 
 
 # ---- finding and parsing ---------------------------------------------------------------------
@@ -127,7 +155,11 @@ def load_pipeline(
 
 
 def parse_pipeline(text: str, name: str, path: str | None = None) -> Pipeline:
-    """Validate the YAML of a pipeline; every problem is reported at once, with its line."""
+    """Validate the YAML of a pipeline; every problem is reported at once, with its line.
+
+    The YAML's nodes give the lines and what plain data loses (keys given twice, names used
+    twice); the `Pipeline` model validates the rest, and each of its errors is said again
+    for the file's author at the line of the value it is about."""
     path = path or pipeline_path(name)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)  # nodes keep their line numbers
@@ -142,75 +174,145 @@ def parse_pipeline(text: str, name: str, path: str | None = None) -> Pipeline:
         raise PipelineError(path, [(1, "the file is empty")])
     if not isinstance(root, yaml.MappingNode):
         raise PipelineError(path, [(_line(root), "a pipeline must be a mapping with `steps:`")])
-    problems: list[tuple[int, str]] = []
-    fields = _mapping(root, "the pipeline", PIPELINE_KEYS, problems)
-    description = _text(fields.get("description"), "`description`", problems)
-    steps = _steps(fields.get("steps"), _line(root), problems)
-    if problems:
-        raise PipelineError(path, problems)
-    return Pipeline(name, path, text, tuple(steps), description)
+    reader = _Reader()
+    data = reader.pipeline(root)
+    try:
+        pipeline = Pipeline.model_validate({"name": name, "path": path, "source": text, **data})
+    except ValidationError as error:
+        reader.problems += [reader.said(found) for found in error.errors()]
+    if reader.problems:
+        raise PipelineError(path, reader.problems)
+    steps = tuple(_normalized(step) for step in pipeline.steps)
+    return pipeline.model_copy(update={"steps": steps})
+
+
+def _normalized(step: PipelineStep) -> PipelineStep:
+    agent = normalize_agent(step.agent) if step.agent else None  # `Code Reviewer`
+    return step.model_copy(update={"agent": agent, "model": step.model and step.model.strip()})
 
 
 def _line(node: yaml.Node) -> int:
     return int(node.start_mark.line) + 1
 
 
-def _mapping(
-    node: yaml.Node, what: str, keys: tuple[str, ...], problems: list[tuple[int, str]]
-) -> dict[str, yaml.Node]:
-    """The values of a mapping by key; unknown, repeated and non-text keys are problems."""
-    if not isinstance(node, yaml.MappingNode):
-        problems.append((_line(node), f"{what} must be a mapping of `key: value` lines"))
-        return {}
-    found: dict[str, yaml.Node] = {}
-    for key, value in node.value:
-        word = key.value if isinstance(key, yaml.ScalarNode) else None
-        if word not in keys:
-            shown = f"`{word}`" if isinstance(word, str) else "this key"
-            allowed = ", ".join(f"`{k}`" for k in keys)
-            problems.append((_line(key), f"unknown key {shown} in {what} (allowed: {allowed})"))
-        elif word in found:
-            problems.append((_line(key), f"`{word}` is given twice in {what}"))
-        else:
-            found[word] = value
-    return found
+_SAID = {"name": "said", "agent": "said"}  # a step whose problem is said already: valid
 
 
-def _text(node: yaml.Node | None, what: str, problems: list[tuple[int, str]]) -> str | None:
-    """A non-empty string value. Numbers, booleans, null, lists... are problems."""
-    if node is None:
-        return None
-    if not isinstance(node, yaml.ScalarNode) or node.tag != _STR:
-        problems.append(
-            (_line(node), f"{what} must be text (quote it if it looks like another type)")
-        )
-        return None
-    value = str(node.value)
-    if not value.strip():
-        problems.append((_line(node), f"{what} is empty"))
-        return None
-    return value
+class _Reader:
+    """The YAML nodes as plain data for the model, with the line of every value by its
+    location (the `loc` of pydantic's errors), and the problems only the nodes show."""
 
+    def __init__(self) -> None:
+        self.lines: dict[tuple[str | int, ...], int] = {}
+        self.names: dict[int, str] = {}  # a step's name as written, for messages
+        self.problems: list[tuple[int, str]] = []
 
-def _steps(
-    node: yaml.Node | None, root_line: int, problems: list[tuple[int, str]]
-) -> list[PipelineStep]:
-    if node is None:
-        problems.append((root_line, "no `steps:`: a pipeline needs at least one step"))
-        return []
-    if not isinstance(node, yaml.SequenceNode) or not node.value:
-        problems.append((_line(node), "`steps` must be a non-empty list (`- name: ...` lines)"))
-        return []
-    steps, seen = [], set()
-    for number, item in enumerate(node.value, start=1):
-        name = _given_name(item)
-        if name is not None and name in seen:
-            problems.append((_line(item), f"step name `{name}` is used twice"))
-        seen.add(name)
-        step = _step(item, number, problems)
-        if step is not None:
-            steps.append(step)
-    return steps
+    def pipeline(self, root: yaml.MappingNode) -> dict[str, object]:
+        self.lines[()] = _line(root)
+        fields = self.mapping(root, "the pipeline", PIPELINE_KEYS, ())
+        node = self.nodes.get("steps")
+        fields["steps"] = (_SAID,)  # unless they can be read
+        if node is None:
+            self.problems.append((_line(root), "no `steps:`: a pipeline needs at least one step"))
+            return fields
+        if not isinstance(node, yaml.SequenceNode) or not node.value:
+            self.problems.append(
+                (_line(node), "`steps` must be a non-empty list (`- name: ...` lines)")
+            )
+            return fields
+        fields["steps"] = tuple(self.steps(node))
+        return fields
+
+    def steps(self, node: yaml.SequenceNode) -> list[object]:
+        steps: list[object] = []
+        seen: set[str] = set()
+        for index, item in enumerate(node.value):
+            where = ("steps", index)
+            self.lines[where] = _line(item)
+            given = _given_name(item)
+            if given is not None and given in seen:
+                self.problems.append((_line(item), f"step name `{given}` is used twice"))
+            seen.add(given or "")
+            if not isinstance(item, yaml.MappingNode):
+                self.problems.append(
+                    (_line(item), f"step {index + 1} must be a mapping of `key: value` lines")
+                )
+                steps.append(_SAID)  # said already: not again
+                continue
+            if not item.value:
+                self.problems.append((_line(item), f"step {index + 1} is empty"))
+                steps.append(_SAID)
+                continue
+            fields = self.mapping(item, f"step {index + 1}", STEP_KEYS, where)
+            if isinstance(fields.get("name"), str):
+                self.names[index] = str(fields["name"])
+            steps.append({**fields, "line": _line(item)})
+        return steps
+
+    nodes: dict[str, yaml.Node]
+
+    def mapping(
+        self, node: yaml.MappingNode, what: str, keys: tuple[str, ...], where: tuple[str | int, ...]
+    ) -> dict[str, object]:
+        """The values by key (text as str, anything else as its node, which the model
+        refuses as not text); unknown and repeated keys are problems."""
+        found: dict[str, object] = {}
+        self.nodes = {}
+        for key, value in node.value:
+            word = key.value if isinstance(key, yaml.ScalarNode) else None
+            if word not in keys:
+                shown = f"`{word}`" if isinstance(word, str) else "this key"
+                allowed = ", ".join(f"`{k}`" for k in keys)
+                self.problems.append(
+                    (_line(key), f"unknown key {shown} in {what} (allowed: {allowed})")
+                )
+            elif word in found:
+                self.problems.append((_line(key), f"`{word}` is given twice in {what}"))
+            else:
+                text = isinstance(value, yaml.ScalarNode) and value.tag == _STR
+                found[word] = str(value.value) if text else value
+                self.nodes[word] = value
+                self.lines[(*where, word)] = _line(value)
+        return found
+
+    def said(self, error: ErrorDetails) -> tuple[int, str]:
+        """A pydantic error as the author of the file reads it: its line, what is wrong."""
+        loc = tuple(error["loc"])
+        line = self.lines.get(loc) or self.lines.get(loc[:2]) or self.lines[()]
+        kind = error["type"]
+        what = self.what(loc)
+        if kind == "missing" and loc[-1] == "name":
+            return line, f"step {int(loc[1]) + 1} has no `name`"
+        if kind == "agent_or_prompt":
+            return self.agent_or_prompt(loc)
+        if kind == "empty":
+            return line, f"{what} is empty"
+        if kind == "name":
+            return line, f"{self.label(loc)}: names are letters, digits, `-` and `_`"
+        if kind.endswith("_type"):
+            return line, f"{what} must be text (quote it if it looks like another type)"
+        return line, f"{what}: {error['msg']}"
+
+    def what(self, loc: tuple[str | int, ...]) -> str:
+        if loc == ("description",):
+            return "`description`"
+        if len(loc) == 3 and loc[2] == "name":
+            return f"the name of step {int(loc[1]) + 1}"
+        if len(loc) == 3:
+            return f"`{loc[2]}` of {self.label(loc)}"
+        return "the pipeline"
+
+    def label(self, loc: tuple[str | int, ...]) -> str:
+        index = int(loc[1])
+        name = self.names.get(index)
+        return f"step `{name}`" if name else f"step {index + 1}"
+
+    def agent_or_prompt(self, loc: tuple[str | int, ...]) -> tuple[int, str]:
+        agent, prompt = (self.lines.get((*loc[:2], key)) for key in ("agent", "prompt"))
+        label = self.label(loc)
+        if agent is not None and prompt is not None:
+            return max(agent, prompt), f"{label} has both `agent` and `prompt`: give one of them"
+        return self.lines[loc[:2]], f"{label} needs an `agent` or an inline `prompt`"
 
 
 def _given_name(node: yaml.Node) -> str | None:
@@ -220,33 +322,6 @@ def _given_name(node: yaml.Node) -> str | None:
             if getattr(key, "value", None) == "name" and isinstance(value, yaml.ScalarNode):
                 return str(value.value)
     return None
-
-
-def _step(node: yaml.Node, number: int, problems: list[tuple[int, str]]) -> PipelineStep | None:
-    fields = _mapping(node, f"step {number}", STEP_KEYS, problems)
-    if not isinstance(node, yaml.MappingNode) or not node.value:
-        if isinstance(node, yaml.MappingNode):
-            problems.append((_line(node), f"step {number} is empty"))
-        return None
-    before = len(problems)
-    name = _text(fields.get("name"), f"the name of step {number}", problems)
-    label = f"step `{name}`" if name else f"step {number}"
-    if "name" not in fields:
-        problems.append((_line(node), f"step {number} has no `name`"))
-    elif name and not _NAME.fullmatch(name):
-        problems.append((_line(fields["name"]), f"{label}: names are letters, digits, `-` and `_`"))
-    agent = _text(fields.get("agent"), f"`agent` of {label}", problems)
-    prompt = _text(fields.get("prompt"), f"`prompt` of {label}", problems)
-    model = _text(fields.get("model"), f"`model` of {label}", problems)
-    if "agent" in fields and "prompt" in fields:
-        later = max(_line(fields["agent"]), _line(fields["prompt"]))
-        problems.append((later, f"{label} has both `agent` and `prompt`: give one of them"))
-    elif "agent" not in fields and "prompt" not in fields:
-        problems.append((_line(node), f"{label} needs an `agent` or an inline `prompt`"))
-    if len(problems) > before or name is None:
-        return None
-    agent = normalize_agent(agent) if agent else None  # `Code Reviewer` -> `code-reviewer`
-    return PipelineStep(name, agent, prompt, model and model.strip(), _line(node))
 
 
 # ---- running ---------------------------------------------------------------------------------

@@ -24,21 +24,22 @@ from git_teddy.artifacts.repomap import (
     detect_tools,
     mentioned,
     most_shown,
-    python_symbols,
     rank,
     render_map,
     render_system_info,
     select,
 )
+from git_teddy.artifacts.symbols import Symbol, file_symbols, has_symbols, mentioned_names
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.planning.context_cache import write_entry
 
-# bump when an entry's layout or the rendering changes (3: listings made in a subdirectory
+# bump when an entry's layout or the rendering changes (4: listings made in a subdirectory
 # held only that subdirectory, issue 26)
-FORMAT = 3
+FORMAT = 4
 MAX_ENTRIES = 32
 MAX_PATH_LISTS = 8  # one per recent tree: a 100,000-file list is a few MB
-MAX_PYTHON_BYTES = 200_000  # bigger modules are listed without their symbols
+MAX_PYTHON_BYTES = 200_000  # bigger source files are listed without their symbols
+MAX_SEARCHED = 2_000  # source files searched for the symbols a message names
 
 
 def system_facts(repo: GitRepo) -> SystemFacts:
@@ -68,13 +69,13 @@ def _read_entry(path: Path, key: str) -> tuple[list[str], str] | None:
 
 def _symbols(
     repo: GitRepo, files: list[TrackedFile], blobs: dict[str, str]
-) -> dict[str, list[str]]:
-    """Top-level symbols of the Python files among `files` (`blobs`: their object ids)."""
+) -> dict[str, list[Symbol]]:
+    """The symbols of the source files among `files` (`blobs`: their object ids)."""
     found = {}
     for file in files:
-        if file.path.endswith(".py") and 0 < file.size <= MAX_PYTHON_BYTES:
+        if has_symbols(file.path) and 0 < file.size <= MAX_PYTHON_BYTES:
             data = repo.read_object(blobs[file.path])
-            found[file.path] = python_symbols(data.decode("utf-8", "replace"))
+            found[file.path] = file_symbols(file.path, data.decode("utf-8", "replace"))
     return found
 
 
@@ -103,7 +104,25 @@ def _tracked_paths(repo: GitRepo, tree: str) -> list[str]:
     return paths
 
 
-def _compute(repo: GitRepo, tree: str, focus: set[str], budget: int) -> tuple[list[str], str]:
+def _naming(
+    repo: GitRepo, files: list[TrackedFile], blobs: dict[str, str], names: frozenset[str]
+) -> dict[str, list[Symbol]]:
+    """The symbols of the source files (the first MAX_SEARCHED) that define a symbol of
+    `names` or use one (its callers): only the files whose text has a name are parsed."""
+    sources = [f for f in files if has_symbols(f.path) and 0 < f.size <= MAX_PYTHON_BYTES]
+    found = {}
+    for file in sources[:MAX_SEARCHED]:
+        data = repo.read_object(blobs[file.path])
+        if any(name.encode() in data for name in names):
+            symbols = file_symbols(file.path, data.decode("utf-8", "replace"))
+            if any(s.name in names or s.refs & names for s in symbols):
+                found[file.path] = symbols
+    return found
+
+
+def _compute(
+    repo: GitRepo, tree: str, focus: set[str], budget: int, names: frozenset[str]
+) -> tuple[list[str], str]:
     listing = repo.list_files_sized(tree)
     files = [TrackedFile(path, size) for path, size, _ in listing]
     blobs = {path: oid for path, _, oid in listing}
@@ -111,11 +130,15 @@ def _compute(repo: GitRepo, tree: str, focus: set[str], budget: int) -> tuple[li
     manifests = {
         name: (repo.read_file(tree, name) or b"").decode("utf-8", "replace") for name in MANIFESTS
     }
-    # Which Python files could be shown: those that fit without symbols; then, with their
-    # symbols, render_map keeps those that still fit.
-    ranked = rank(files, focus, most_shown(budget))
-    symbols = _symbols(repo, select(ranked, budget, {}), blobs)
-    return detect_tools(paths, manifests), render_map(ranked, len(files), budget, symbols)
+    # The files defining or calling a symbol the message names come first, with the named
+    # ones. Which other files could be shown: those that fit without symbols; then, with
+    # their symbols, render_map keeps those that still fit.
+    named = _naming(repo, files, blobs, names) if names else {}
+    ranked = rank(files, focus | set(named), most_shown(budget))
+    more = [f for f in select(ranked, budget, {}) if f.path not in named]
+    symbols = {**named, **_symbols(repo, more, blobs)}
+    text = render_map(ranked, len(files), budget, symbols, names)
+    return detect_tools(paths, manifests), text
 
 
 def repository_overview(
@@ -127,11 +150,14 @@ def repository_overview(
         return ""
     paths = _tracked_paths(repo, tree)
     focus = set(names).intersection(paths) | mentioned(paths, [message])
-    key = json.dumps([FORMAT, tree, budget, sorted(focus)], ensure_ascii=False)
+    symbol_names = mentioned_names(message)
+    key = json.dumps(
+        [FORMAT, tree, budget, sorted(focus), sorted(symbol_names)], ensure_ascii=False
+    )
     path = _entry_path(repo, tree, key)
     hit = _read_entry(path, key)
     if hit is None:
-        hit = _compute(repo, tree, focus, budget)
+        hit = _compute(repo, tree, focus, budget, symbol_names)
         tools, text = hit
         entry = {"key": key, "tools": tools, "map": text, "check": zlib.crc32(text.encode())}
         write_entry(path, entry, repo.layout.shared, keep=MAX_ENTRIES)

@@ -27,9 +27,12 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
+from git_teddy.artifacts.paths import entry_problem
 from git_teddy.artifacts.plan import Plan, Problem, format_problems, sanitize
 from git_teddy.artifacts.plan.casefold import case_problems
+from git_teddy.artifacts.plan.parts import part_problems
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
+from git_teddy.artifacts.read_parts import PartError, excerpt, split_part
 from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.parse import parse_log
 from git_teddy.artifacts.sessionlog.window import resume_history
@@ -125,33 +128,52 @@ class TurnInputs:
 
 
 def _project_resources(
-    ws: Workspace, tree: str, paths: list[str], counter: TokenCounter, with_text: bool
+    ws: Workspace, tree: str, names: list[str], counter: TokenCounter, with_text: bool
 ) -> list[Resource]:
     """Files of the snapshot, in their working-tree form, with their token counts. A count
     cached for a blob id needs no reading when the text is not wanted (`git teddy
-    context`); misses are counted together."""
+    context`); misses are counted together. A part of a file (`app.py#L120-L180`,
+    `app.py#split_into`) is its lines, numbered (artifacts/read_parts.py)."""
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
-    ids = ws.repo.blob_ids(tree, paths)
-    unread = {p: b for p, b in ids.items() if with_text or counter.cached(b) is None}
+    files = {name: split_part(name) for name in names}
+    refused = {
+        name: problem for name, (path, _) in files.items() if (problem := entry_problem(path))
+    }
+    wanted = dict.fromkeys(path for name, (path, _) in files.items() if name not in refused)
+    ids = ws.repo.blob_ids(tree, list(wanted))
+    parted = {path for path, fragment in files.values() if fragment is not None}
+    unread = {p: b for p, b in ids.items() if with_text or p in parted or counter.cached(b) is None}
     if any(counter.cached(blob) is None for blob in unread.values()):
         counter.preload()  # a count will miss: load the tokenizer while git reads the files
     forms = ws.repo.worktree_forms(unread)  # as the user's editor and EDIT see them
     resources: dict[str, Resource] = {}
-    to_count: list[tuple[str, str, str | None]] = []  # path, text, note
-    for path in paths:
+    to_count: list[tuple[str, str, str | None, str | None]] = []  # name, text, note, blob
+    for name in names:
+        if name in refused:
+            resources[name] = Resource(name, 0, None, f"left out: {refused[name]}")
+            continue
+        path, fragment = files[name]
         blob = ids.get(path)
         if blob is None:
-            resources[path] = Resource(path, 0, None, "missing: no such file in the project")
+            resources[name] = Resource(name, 0, None, "missing: no such file in the project")
             continue
         cached = counter.cached(blob)
-        if cached is not None and not with_text:
-            resources[path] = Resource(path, cached, None)
+        if cached is not None and not with_text and fragment is None:
+            resources[name] = Resource(name, cached, None)
             continue
         data = forms[path]
         if b"\0" in data[:8000]:
-            resources[path] = Resource(
-                path, 0, None, f"binary file ({len(data)} bytes), not included"
+            resources[name] = Resource(
+                name, 0, None, f"binary file ({len(data)} bytes), not included"
             )
+            continue
+        if fragment is not None:
+            try:
+                part = excerpt(path, data.decode("utf-8", "replace"), fragment)
+            except PartError as error:
+                resources[name] = Resource(name, 0, None, f"missing: {error}")
+                continue
+            to_count.append((name, part.text, part.note, None))
             continue
         note = (
             f"cut at {cap} of {len(data)} bytes (teddy.maxResourceBytes)"
@@ -160,15 +182,13 @@ def _project_resources(
         )
         text = data[:cap].decode("utf-8", "replace")
         if cached is not None and note is None:
-            resources[path] = Resource(path, cached, text)
+            resources[name] = Resource(name, cached, text)
         else:
-            to_count.append((path, text, note))
-    counts = counter.count_many(
-        [(text, None if note else ids[path]) for path, text, note in to_count]
-    )
-    for (path, text, note), tokens in zip(to_count, counts, strict=True):
-        resources[path] = Resource(path, tokens, text if with_text else None, note)
-    return [resources[path] for path in paths]
+            to_count.append((name, text, note, None if note else blob))
+    counts = counter.count_many([(text, blob) for _, text, _, blob in to_count])
+    for (name, text, note, _), tokens in zip(to_count, counts, strict=True):
+        resources[name] = Resource(name, tokens, text if with_text else None, note)
+    return [resources[name] for name in names]
 
 
 def _url_resource(
@@ -317,7 +337,7 @@ def gather_inputs(
 
     resources = [resource(name) for name in names]
     overview_text = repository_overview(
-        repo, tree, list(by_name), message, ws.settings.integer(MAP_TOKENS)
+        repo, tree, [split_part(n)[0] for n in by_name], message, ws.settings.integer(MAP_TOKENS)
     )
     overview = (
         Resource("repository map", counter.count(overview_text), overview_text)
@@ -433,16 +453,17 @@ class PlannedTurn:
 
 def _refusals(ws: Workspace, base: str) -> Callable[[Plan], list[Problem]]:
     """What a plan may not do in the snapshot `base`: write inside a submodule, or one file
-    under two letter cases where git takes them for one (core.ignoreCase)."""
+    under two letter cases where git takes them for one (core.ignoreCase), READ a part that
+    a file lacks (past its end, a symbol it does not define)."""
 
     def refuse(plan: Plan) -> list[Problem]:
         paths = written_paths(plan)
-        if not paths:
-            return []
-        problems = submodule_problems(plan, ws.repo.gitlinks_at(base, paths))
-        if ws.repo.ignores_case():
+        tree = ws.repo.read_commit(base).tree
+        parts = part_problems(plan, lambda path: ws.repo.read_file(tree, path))
+        problems = submodule_problems(plan, ws.repo.gitlinks_at(base, paths)) if paths else []
+        if paths and ws.repo.ignores_case():
             problems += case_problems(plan, ws.repo.spelled_as_in(base, paths))
-        return problems
+        return problems + parts
 
     return refuse
 

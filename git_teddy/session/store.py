@@ -62,6 +62,7 @@ from git_teddy.session.refnames import (
     namespace_patterns,
     snapshots_prefix,
 )
+from git_teddy.settings import checked_channel
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.sessionlog.model import SessionLog
@@ -150,6 +151,7 @@ class SessionStore:
         """A new session: base snapshot, orphan root commit, branch `<prefix><id>/main`.
         Two processes creating the same name at once get distinct ids (the loser retries)."""
         validate_slug(name)
+        channel = checked_channel(channel)
         now = self.now()
         for _attempt in range(CREATE_ATTEMPTS - 1):
             try:

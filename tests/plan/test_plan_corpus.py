@@ -1,5 +1,6 @@
 """The corpus under tests/fixtures/plans: each NAME.md parses to NAME.json, or fails with
-exactly the problems in NAME.errors.json. Plus a generated plan of more than 1 MB."""
+exactly the problems in NAME.errors.json, and gives exactly the notes (repairs, parts left
+out) in NAME.notes.json (none without one). Plus a generated plan of more than 1 MB."""
 
 import json
 from pathlib import Path
@@ -12,6 +13,7 @@ from git_teddy.artifacts.plan import (
     parse_plan,
     plan_to_json,
     problems_to_json,
+    read_plan,
     sanitize,
 )
 
@@ -44,6 +46,24 @@ def test_corpus_plan_gives_its_expected_result(plan_file):
     got = plan_to_json(plan) if plan is not None else problems_to_json(problems)
     assert (suffix == ".json") == (plan is not None)
     assert got == want
+
+
+@pytest.mark.parametrize("plan_file", PLANS, ids=[p.stem for p in PLANS])
+def test_corpus_plan_gives_its_expected_notes(plan_file):
+    notes_file = plan_file.with_name(plan_file.stem + ".notes.json")
+    want = json.loads(notes_file.read_text(encoding="utf-8")) if notes_file.exists() else None
+    notes = [note.as_dict() for note in read_plan(read(plan_file)).notes]
+    assert ({"notes": notes} if notes else None) == want
+
+
+def test_the_corpus_exercises_every_kind_of_note():
+    notes = [
+        note["message"]
+        for path in CORPUS.glob("*.notes.json")
+        for note in json.loads(path.read_text(encoding="utf-8"))["notes"]
+    ]
+    for kind in ("is not root-relative", "is not a link", "angle brackets", "are left out"):
+        assert any(kind in message for message in notes), kind
 
 
 @pytest.mark.parametrize("plan_file", PLANS, ids=[p.stem for p in PLANS])

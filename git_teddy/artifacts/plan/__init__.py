@@ -3,6 +3,7 @@
 sanitize(text) -> str                  dynamic code fencing, run before every parse
 parse_plan(text) -> Plan               raises PlanError(problems) on an invalid plan
 check_plan(text) -> (Plan | None, [Problem])
+read_plan(text) -> Checked             the same, with notes: repairs and parts left out
 render_plan(plan) -> str               Markdown that parses back to the same plan
 plan_to_json(plan) -> dict             the shape of `git teddy validate --json`
 format_problems(problems) -> str       for printing, or re-prompting a model
@@ -30,7 +31,7 @@ from git_teddy.artifacts.plan.models import (
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.plan.fences import sanitize
-    from git_teddy.artifacts.plan.parse import check_plan, parse_plan
+    from git_teddy.artifacts.plan.parse import Checked, check_plan, parse_plan, read_plan
     from git_teddy.artifacts.plan.render import render_plan
     from git_teddy.artifacts.plan.validate import PlanError, Problem, format_problems
 
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
 _HOMES = {
     "sanitize": "fences",
     "check_plan": "parse",
+    "read_plan": "parse",
+    "Checked": "parse",
     "parse_plan": "parse",
     "render_plan": "render",
     "PlanError": "validate",
@@ -68,6 +71,7 @@ __all__ = [
     "ACTION_TYPES",
     "Action",
     "ChatWithUser",
+    "Checked",
     "Conclude",
     "Create",
     "Edit",
@@ -86,6 +90,7 @@ __all__ = [
     "parse_plan",
     "plan_to_json",
     "problems_to_json",
+    "read_plan",
     "render_plan",
     "sanitize",
 ]

@@ -11,6 +11,9 @@ block is followed by something else. Then the structure the format guarantees de
 nested openers with an info string are matched with their closers, and the block ends at
 the first closing fence followed by a section heading, an action heading, a `FIND:` or
 `REPLACE:` marker, or the end of the plan.
+
+With the fences settled, the path links of metadata lines whose meaning is clear are
+written as root-relative links (links.py); `Sanitized.repairs` says which, for the user.
 """
 
 import re
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from git_teddy.artifacts.plan.bounds import Deadline
+from git_teddy.artifacts.plan.links import repair_line
 from git_teddy.artifacts.plan.models import ACTION_TYPES, normalize_action_name
 
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
@@ -48,6 +52,7 @@ class Sanitized:
     text: str
     origin: list[int]  # 1-based line in the input for each output line
     unclosed: int | None = None  # the line (of `text`) of a fence left open to the end
+    repairs: tuple[tuple[int, str], ...] = ()  # (line of the input, what) of links.py
 
 
 def parse_fence(line: str) -> Fence | None:
@@ -130,7 +135,38 @@ def _sanitize(text: str, deadline: Deadline | None) -> Sanitized:
         lines, origin = fixed, [origin[i] for i in kept]
         if not changed and not _find_title(lines)[0]:
             break
-    return Sanitized("\n".join(lines), origin, fixer.unclosed)
+    repairs = _repair_links(lines)
+    return Sanitized(
+        "\n".join(lines),
+        origin,
+        fixer.unclosed,
+        tuple((origin[index], what) for index, what in repairs),
+    )
+
+
+def _repair_links(lines: list[str]) -> list[tuple[int, str]]:
+    """Rewrite, in place, the path metadata lines outside code blocks that links.py repairs;
+    (index, what was changed) for each. The fences are unambiguous by now."""
+    repairs = []
+    open_fence: Fence | None = None
+    action: str | None = None
+    for index, line in enumerate(lines):
+        fence = parse_fence(line)
+        if open_fence is not None:
+            open_fence = None if _can_close(fence, open_fence) else open_fence
+            continue
+        if fence is not None:
+            open_fence = fence
+            continue
+        if line.lstrip().startswith("#"):
+            name = action_heading(line)
+            action = normalize_action_name(name) if name is not None else None
+            continue
+        fixed = repair_line(line, action) if action is not None else None
+        if fixed is not None:
+            lines[index], what = fixed
+            repairs.append((index, what))
+    return repairs
 
 
 def _find_title(lines: list[str]) -> tuple[int, Fence | None]:

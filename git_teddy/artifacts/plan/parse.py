@@ -29,6 +29,7 @@ from git_teddy.artifacts.plan.fences import (
     is_marker,
     sanitize_with_origin,
 )
+from git_teddy.artifacts.plan.links import same_path
 from git_teddy.artifacts.plan.models import ACTION_TYPES, Action, Memo, Plan, normalize_action_name
 from git_teddy.artifacts.plan.validate import (
     LINK_HINT,
@@ -38,6 +39,7 @@ from git_teddy.artifacts.plan.validate import (
     check_rationale,
     check_url,
 )
+from git_teddy.artifacts.read_parts import PART_HINT, fragment_problem, split_part
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.plan.markdown import BoundedParser
@@ -105,7 +107,24 @@ def parse_plan(text: str) -> Plan:
 def check_plan(text: str, seconds: float | None = None) -> tuple[Plan | None, list[Problem]]:
     """(the plan, []) or (None, the problems in line order), within `seconds` (by default
     bounds.deadline_for the text) whatever the text: a text too large, too deeply nested or
-    too slow to read is a problem. A text read again in the same process (the plan a command
+    too slow to read is a problem."""
+    checked = read_plan(text, seconds)
+    return checked.plan, list(checked.problems)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What reading a plan found: the plan (None if invalid), its problems, and its notes:
+    what the sanitizer repaired and what the parser left out (e.g. a CREATE's second code
+    block), each with its line, for `validate`, `preprocess` and the turn to report."""
+
+    plan: Plan | None
+    problems: tuple[Problem, ...]
+    notes: tuple[Problem, ...] = ()
+
+
+def read_plan(text: str, seconds: float | None = None) -> Checked:
+    """`check_plan` with the notes. A text read again in the same process (the plan a command
     parsed, then the session log of its commit) is not parsed again: plans and problems are
     frozen, so the answer is shared."""
     key = (text, seconds)
@@ -115,31 +134,30 @@ def check_plan(text: str, seconds: float | None = None) -> tuple[Plan | None, li
     _CHECKED[key] = found  # the most recent last, so the oldest goes first
     while len(_CHECKED) > _CHECKED_KEPT:
         del _CHECKED[next(iter(_CHECKED))]
-    return found[0], list(found[1])
+    return found
 
 
-_CHECKED: dict[tuple[str, float | None], tuple[Plan | None, list[Problem]]] = {}
+_CHECKED: dict[tuple[str, float | None], Checked] = {}
 _CHECKED_KEPT = 8  # a command parses its own turn's plan (and a pipeline a few more)
 
 
-def _check_plan(text: str, seconds: float | None) -> tuple[Plan | None, list[Problem]]:
+def _check_plan(text: str, seconds: float | None) -> Checked:
     too_big = size_problem(text)
     if too_big is not None:
-        return None, [too_big]
+        return Checked(None, (too_big,))
     deadline = Deadline(deadline_for(text) if seconds is None else seconds)
     try:
         sanitized = sanitize_with_origin(text, deadline)
     except TooSlow:
-        return None, [slow_problem(deadline, 1)]
+        return Checked(None, (slow_problem(deadline, 1),))
     if not sanitized.text.strip():
-        return None, [
-            Problem(1, "the plan is empty", "start with a `# Title` line; see the plan format")
-        ]
+        empty = Problem(1, "the plan is empty", "start with a `# Title` line; see the plan format")
+        return Checked(None, (empty,))
     source = _Source(sanitized)
     cut_off = _unclosed_problem(source, sanitized.unclosed)
     too_deep = nesting_problem(source.lines)
     if too_deep is not None:
-        return None, [replace(too_deep, line=source.origin_of(too_deep.line))]
+        return Checked(None, (replace(too_deep, line=source.origin_of(too_deep.line)),))
     from git_teddy.artifacts.plan.markdown import BoundedParser  # commonmark: slow to import
 
     parser = BoundedParser(deadline)
@@ -147,10 +165,12 @@ def _check_plan(text: str, seconds: float | None) -> tuple[Plan | None, list[Pro
     try:
         plan = builder.build(parser.parse(sanitized.text))
     except TooSlow as stopped:
-        return None, [slow_problem(deadline, source.origin_of(stopped.line))]
+        return Checked(None, (slow_problem(deadline, source.origin_of(stopped.line)),))
     found = builder.problems + ([cut_off] if cut_off else [])
-    problems = sorted(dict.fromkeys(found), key=lambda problem: problem.line)
-    return (plan if not problems else None), problems
+    problems = tuple(sorted(dict.fromkeys(found), key=lambda problem: problem.line))
+    repairs = [Problem(line, f"repaired: {what}", LINK_HINT) for line, what in sanitized.repairs]
+    notes = tuple(sorted(repairs + builder.notes, key=lambda note: note.line))
+    return Checked(plan if not problems else None, problems, notes)
 
 
 def _unclosed_problem(source: "_Source", line: int | None) -> Problem | None:
@@ -246,6 +266,7 @@ class _PlanBuilder:
         self.source = source
         self.parser = parser
         self.problems: list[Problem] = []
+        self.notes: list[Problem] = []
 
     def links(self, node: Node | None) -> list[Node]:
         """The links inside `node` (inlines are parsed here, on demand: bounds.py)."""
@@ -565,7 +586,34 @@ class _ActionBuilder:
             self.problem(f"{self.where}: `{label}` must be a file in the project", LINK_HINT)
             return None
         self.plan.problems.extend(check_path(target, item.line, self.where))
+        self.check_link(item, label, target)
         return target
+
+    def check_link(self, item: _Item, label: str, target: str) -> None:
+        """A project path must be a root-relative link whose text names the same path (spec
+        004 section 3); the sanitizer has repaired the forms whose meaning is clear."""
+        if any(problem.line == item.line for problem in self.plan.problems):
+            return  # one problem per line: the path itself is wrong already
+        links = self.plan.links(item.node.first_child)
+        if not links:
+            broken = re.match(r"^\[(.*)\]\((.*)\)$", item.value)
+            named = broken.group(2).lstrip("/") if broken else target
+            self.problem(
+                f"{self.where}: `{label}` `{item.value}` is not a "
+                + ("link CommonMark can read" if broken else "root-relative link"),
+                f"write it as [{named}](</{named}>): the same path as text and as target, "
+                "the target in angle brackets when it has spaces",
+                item.line,
+            )
+            return
+        text = _link_text(links[0])
+        if same_path(text, str(links[0].destination)) is None:
+            self.problem(
+                f"{self.where}: the link text `{text}` and its target "
+                f"`{links[0].destination}` name different paths",
+                f"write the path in both, as [{target}](/{target}); " + LINK_HINT,
+                item.line,
+            )
 
     def resource(self) -> tuple[str, str] | None:
         item = self.required("resource", "Resource")
@@ -576,6 +624,9 @@ class _ActionBuilder:
             return kind, target
         check = check_url if kind == "url" else check_path
         self.plan.problems.extend(check(target, item.line, self.where))
+        if kind == "file":  # a part of the file: `#L120-L180`, `#split_into`
+            self.plan.problems.extend(_part_problems(target, item.line, self.where))
+            self.check_link(item, "Resource", target)
         return kind, target
 
     def handoff_resources(self) -> list[str]:
@@ -602,23 +653,27 @@ class _ActionBuilder:
     def code_blocks(self) -> list[Node]:
         return [block for block in self.rest if block.t == "code_block"]
 
-    def single_block(self, what: str) -> Node | None:
+    def first_block(self, what: str) -> Node | None:
+        """The first code block (spec 004 5.1, 5.4); a note names the ones left out."""
         blocks = self.code_blocks()
-        if len(blocks) == 1:
-            return blocks[0]
         fence_hint = (
             "put it in one fenced block whose fence has more backticks than any run of "
             "backticks inside it"
         )
         if not blocks:
             self.problem(f"{self.where} has no code block with {what}", fence_hint)
-        else:
-            self.problem(
-                f"{self.where} has {len(blocks)} code blocks; {what} must be one block",
-                fence_hint,
-                self.source.line(blocks[1]),
+            return None
+        if len(blocks) > 1:
+            lines = ", ".join(str(self.source.line(block)) for block in blocks[1:])
+            self.plan.notes.append(
+                Problem(
+                    self.source.line(blocks[1]),
+                    f"{self.where} has {len(blocks)} code blocks: the first is {what}, "
+                    f"the block(s) at line {lines} are left out",
+                    fence_hint,
+                )
             )
-        return None
+        return blocks[0]
 
     def message(self, last_line: int) -> str | None:
         first = next(iter(self.rest), None)
@@ -635,7 +690,7 @@ class _ActionBuilder:
 
     def _create(self, last_line: int) -> dict[str, object] | None:
         path = self.path()
-        block = self.single_block("the file's content")
+        block = self.first_block("the file's content")
         if path is None or block is None:
             return None
         overwrite = (self.text("overwrite") or "").strip().lower() in _YES
@@ -667,7 +722,7 @@ class _ActionBuilder:
         return {"path": path, "description": self.text("description"), "edits": edits}
 
     def _execute(self, last_line: int) -> dict[str, object] | None:
-        block = self.single_block("the command")
+        block = self.first_block("the command")
         if block is None:
             return None
         command = _without_final_newline(block.literal)
@@ -845,6 +900,30 @@ def _target(plan: _PlanBuilder, item: _Item) -> str:
     if links:
         return str(links[0].destination)
     return _strip_wrapping(item.value)
+
+
+def _part_problems(target: str, line: int, where: str) -> list[Problem]:
+    fragment = split_part(target)[1]
+    problem = fragment_problem(fragment) if fragment is not None else None
+    return [Problem(line, f"{where}: {problem}", PART_HINT)] if problem else []
+
+
+def _link_text(link: Node) -> str:
+    """The text of a link as written, code spans included."""
+    return "".join(
+        str(node.literal or "")
+        for node in _walk(link)
+        if node.t in ("text", "code") and node is not link
+    )
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    walker = node.walker()
+    event = walker.nxt()
+    while event is not None:
+        if event["entering"]:
+            yield event["node"]
+        event = walker.nxt()
 
 
 def _strip_wrapping(value: str) -> str:
