@@ -31,7 +31,9 @@ def snapshot_worktree(
     status_home = layout.shared.make_folders(layout.status_indexes)
     globs, top = repo.secret_globs(), repo.toplevel
     tree = worktree_tree(repo.cwd, repo.index_file, scratch, status_home, globs, top)
-    if parent and not always and repo.read_commit(parent).tree == tree:
+    # read first even when `always`: a parent not in this repository (a session fetched
+    # without its snapshots) is refused before a commit names it
+    if parent and repo.read_commit(parent).tree == tree and not always:
         return parent
     text = format_message(message, {HEAD_TRAILER: head}) if head else message
     return repo.write_commit(tree, [parent] if parent else [], text)
