@@ -32,3 +32,30 @@ def json_printable(text: str) -> str:
     """JSON text (from json.dumps) with the controls it leaves raw written as `\\uXXXX`: the
     same JSON, safe on a terminal."""
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_QUOTED = {'"': '\\"', "\\": "\\\\", **_NAMED}
+
+
+def quote_path(path: str, quote_path: bool = True) -> str:
+    """A file name as git shows it in its messages (core.quotePath): as it is when plain;
+    else in double quotes with C escapes for controls, `"` and `\\`, and, unless
+    `quote_path` is false, octal escapes for every byte past ASCII. A newline in a name
+    then never breaks the line it is shown in."""
+    raw = path.encode("utf-8", "surrogateescape")
+    plain = all(0x20 <= byte < 0x7F and byte not in b'"\\' for byte in raw)
+    if plain or (not quote_path and not _needs_quotes(path)):
+        return path
+    out = []
+    for char in path:
+        if char in _QUOTED:
+            out.append(_QUOTED[char])
+        elif _UNSAFE_IN_LINE.match(char) or (quote_path and ord(char) > 0x7E):
+            out.append("".join(f"\\{b:03o}" for b in char.encode("utf-8", "surrogateescape")))
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _needs_quotes(path: str) -> bool:
+    return any(char in _QUOTED or _UNSAFE_IN_LINE.match(char) for char in path)

@@ -4,6 +4,7 @@ server), the ones recorded for the next turn, and worktree links."""
 from pathlib import Path
 
 import pexpect
+import pytest
 import yaml
 
 from git_teddy.errors import EXIT_TURN_FAILED
@@ -111,8 +112,9 @@ def test_recorded_actions_feed_the_next_turn_context(repo: Path, teddy: Teddy, e
     assert context == "README.md\n" + history + history.replace("01/", "02/")
 
 
-def test_linked_ignored_paths(repo: Path, teddy: Teddy, env: dict) -> None:
-    (repo / ".gitignore").write_text("tools/\n")
+@pytest.mark.parametrize("pattern", ["tools/", "tools"])  # the link is a file to git (issue 26)
+def test_linked_ignored_paths(repo: Path, teddy: Teddy, env: dict, pattern: str) -> None:
+    (repo / ".gitignore").write_text(f"{pattern}\n")
     git(repo, env, "add", ".gitignore")
     git(repo, env, "commit", "-qm", "ignore tools")
     (repo / "tools").mkdir()

@@ -297,3 +297,32 @@ def test_an_untracked_file_with_a_token_in_its_name_stays_out_of_snapshots(
         assert GITHUB not in git(repo, env, "ls-tree", "-r", "--name-only", snapshot)
     assert (repo / named).read_text() == "an ordinary note\n"  # never touched
     assert GITHUB not in teddy.ok(repo, "context").stdout  # nor in the map the model sees
+
+
+def test_a_blob_the_remote_has_in_older_history_is_never_flagged(
+    repo: Path, teddy: Teddy, env: dict[str, str], remote: Path
+) -> None:
+    """Issue 26: a fixture token published, deleted, published again (its commit is older
+    than the remote's tip, so no tree `rev-list --not` compares holds it), then in the
+    working tree again: a session's snapshot carries the blob the remote has."""
+    teddy.ok(repo, "hooks", "install")
+    fixture = repo / "tests" / "fixture.txt"
+    fixture.parent.mkdir()
+    fixture.write_text(f"token: {GITHUB}\n")
+    git(repo, env, "add", "tests/fixture.txt")
+    git(repo, env, "commit", "-qm", "a fixture for the parser")
+    git(repo, env, "rm", "-q", "tests/fixture.txt")
+    git(repo, env, "commit", "-qm", "the fixture moves away")
+    git(repo, env, "push", "-q", "origin", "main")  # the remote has the blob, in main~1
+    fixture.parent.mkdir()
+    fixture.write_text(f"token: {GITHUB}\n")  # back, staged: a snapshot holds it
+    git(repo, env, "add", "tests/fixture.txt")
+    session = teddy.ok(repo, "new", "again").stdout.strip()
+    pushed = teddy(repo, "push", "origin")
+    assert pushed.returncode == 0, pushed.stderr
+    assert f"sessions/{session}/main" in remote_refs(remote, env)
+    fixture.write_text(f"token: {GITHUB} and {AWS_ID}\n")  # new content: still refused
+    git(repo, env, "add", "tests/fixture.txt")
+    teddy.ok(repo, "new", "changed")
+    refused(teddy(repo, "push", "origin"))
+    fsck(repo, remote, env=env)

@@ -15,6 +15,7 @@ and no user hook ran. Shapes that cannot be served are refused before anything i
 (the last tests).
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -44,6 +45,8 @@ class Shape:
     check: Callable[[Path, dict[str, str]], None] = lambda work, env: None
     on_disk: dict[str, bytes] = field(default_factory=dict)  # app.txt after turn 01, raw
     command: str = "cat app.txt"  # turn 01's EXECUTE, run in the scratch worktree
+    below: str = ""  # the subdirectory the user runs git teddy in (plan paths stay root-relative)
+    environ: Callable[[Path], dict[str, str]] = lambda work: {}  # GIT_DIR and friends, if set
 
 
 def _init(path: Path, env: dict[str, str], *options: str) -> Path:
@@ -168,6 +171,27 @@ def signed(tmp: Path, env: dict[str, str]) -> Path:
     return work
 
 
+def subdirectory(tmp: Path, env: dict[str, str]) -> Path:
+    """The user works in `src/` (issue 26): the model still sees the whole tree."""
+    work = _init(tmp / "subdir", env)
+    _commit(work, env, {"app.txt": APP, "src/code.py": "x = 1\n"})
+    return work
+
+
+def ignore_case(tmp: Path, env: dict[str, str]) -> Path:
+    """core.ignoreCase=true, as git sets it on macOS and Windows (a path in two cases:
+    test_shape_ignorecase.py)."""
+    work = _init(tmp / "ignorecase", env)
+    git(work, env, "config", "core.ignoreCase", "true")
+    _commit(work, env, {"app.txt": APP, "Old/old.txt": "old\n"})
+    return work
+
+
+def relative_git_dir(work: Path) -> dict[str, str]:
+    """`GIT_DIR=../.git GIT_WORK_TREE=..` from `src/` (issue 26): relative, as a user sets them."""
+    return {"GIT_DIR": "../.git", "GIT_WORK_TREE": ".."}
+
+
 def every_session_commit_verifies(work: Path, env: dict[str, str]) -> None:
     branches = git(work, env, "for-each-ref", "--format=%(refname)", "refs/heads/teddy/")
     commits = {c for ref in branches.split() for c in git(work, env, "rev-list", ref).split()}
@@ -205,6 +229,9 @@ SHAPES = [
     Shape("user-hooks", user_hooks, no_user_hook_ran),
     Shape("submodule", submodule, submodule_untouched, command="cat app.txt lib/lib.txt"),
     Shape("commit-gpgsign", signed, every_session_commit_verifies),
+    Shape("subdirectory", subdirectory, below="src"),
+    Shape("ignore-case", ignore_case),
+    Shape("relative-git-dir", subdirectory, below="src", environ=relative_git_dir),
 ]
 
 
@@ -268,7 +295,8 @@ def status(work: Path, env: dict[str, str]) -> list[str]:
 @pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
 def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) -> None:
     work = shape.build(tmp_path, env)
-    teddy = Teddy(env)
+    here = work / shape.below
+    teddy = Teddy({**env, **shape.environ(work)})
     before = user_state(work, env)
     queue(
         replies,
@@ -277,9 +305,13 @@ def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) 
         ),
         plan_text(edit("app.txt", "three", "THREE")),
     )
-    session = teddy.ok(work, "new", "shape").stdout.strip()
-    teddy.ok(work, "plan", "-m", "first")
-    teddy.ok(work, "execute", "-y")
+    session = teddy.ok(here, "new", "shape").stdout.strip()
+    if shape.below:  # a path typed here is from here, as git's; the context's from the top
+        teddy.ok(here, "add", "*.py")
+        seen = teddy.ok(here, "context", "--json").stdout
+        assert "src/code.py" in seen and "app.txt" in seen, seen
+    teddy.ok(here, "plan", "-m", "first")
+    teddy.ok(here, "execute", "-y")
     assert text_of(work, "app.txt") == "one\nTWO\nthree\n"
     assert text_of(work, "notes/new.txt") == "new\n"
     if shape.on_disk:
@@ -287,15 +319,16 @@ def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) 
     assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
     assert status(work, env) == [" M app.txt", "?? notes/new.txt"]
 
-    teddy.ok(work, "plan", "-m", "second")
-    teddy.ok(work, "execute", "-y")
+    teddy.ok(here, "plan", "-m", "second")
+    teddy.ok(here, "execute", "-y")
     assert text_of(work, "app.txt") == "one\nTWO\nTHREE\n"
     assert_as_git_writes(work, env, "app.txt")
 
-    teddy.ok(work, "restore", "01")
+    teddy.ok(here, "restore", "01")
     assert text_of(work, "app.txt") == "one\nTWO\nthree\n"
     assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
-    blamed = teddy.ok(work, "blame", "notes/new.txt").stdout.split(None, 2)
+    blamed = teddy.ok(here, "blame", os.path.relpath(work / "notes/new.txt", here))
+    blamed = blamed.stdout.split(None, 2)
     assert blamed[:2] == ["1", f"{session}/01"]
 
     shape.check(work, env)

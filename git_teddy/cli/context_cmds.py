@@ -34,7 +34,8 @@ def _said(verb: str, edited: "Edited") -> None:
 @_ITEMS
 def add(session: str | None, team: bool, items: tuple[str, ...]) -> None:
     """Add files, globs or URLs to the session's context (a session commit); with --global,
-    to .teddy/global.context. Paths are from the current directory; quote globs."""
+    to .teddy/global.context. Paths are from the current directory, as git's (a leading `/`
+    names one from the top); the context itself lists them from the top. Quote globs."""
     from git_teddy.planning.steer import add_context
 
     ws = open_workspace()
@@ -48,7 +49,8 @@ def add(session: str | None, team: bool, items: tuple[str, ...]) -> None:
 def drop(session: str | None, team: bool, items: tuple[str, ...]) -> None:
     """Drop entries from the session's context (a session commit; an entry the global
     context or the model's list gives is excluded for the session until added or READ
-    again); with --global, from .teddy/global.context."""
+    again); with --global, from .teddy/global.context. Paths are from the current directory,
+    as in `add`."""
     from git_teddy.planning.steer import drop_context
 
     ws = open_workspace()

@@ -64,8 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     from git_teddy.cli.color import bare_color_is_always
     from git_teddy.cli.commands import COMPLETE_VAR
     from git_teddy.cli.group import cli
+    from git_teddy.gitstore.runner import anchor_repository_env
     from git_teddy.ui import Interrupted
 
+    anchor_repository_env()
     argv = bare_color_is_always(sys.argv[1:] if argv is None else argv)
     try:
         # Without standalone mode click returns what `ctx.exit(code)` asked for, or None.
@@ -169,6 +171,9 @@ def serve_cached_context(argv: list[str]) -> int | None:
 
 
 def run() -> None:
+    from git_teddy.gitstore.runner import anchor_repository_env
+
+    anchor_repository_env()  # before any git runs, the cached answer's included
     if sys.argv[1:2] == ["context"]:
         code = serve_cached_context(sys.argv[2:])
         if code is not None:

@@ -56,7 +56,8 @@ def plan(
     pipeline: str | None,
 ) -> None:
     """Plan the next turn: assemble the context, ask the model (teddy.provider), validate
-    the plan (re-prompting with the problems), and record it as a commit."""
+    the plan (re-prompting with the problems), and record it as a commit. The model sees the
+    whole repository wherever you run it: a plan's paths are from the top of the working tree."""
     from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
 
@@ -378,5 +379,6 @@ def blame(target: str) -> None:
     rows = blame_lines(open_workspace(), path, int(line) if line else None)
     width = max((len(r.origin) for r in rows), default=0)
     for row in rows:
-        line = f"{row.number:>5}  {row.origin:<{width}}  {row.commit[:10]}  {row.text}"
+        commit = f"^{row.commit[:9]}" if row.boundary else row.commit[:10]  # as git marks it
+        line = f"{row.number:>5}  {row.origin:<{width}}  {commit}  {row.text}"
         click.echo(printable(line))  # a line of a file: its tabs kept

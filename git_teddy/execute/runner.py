@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memos, render_memos
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan import PlanError, format_problems, parse_plan
+from git_teddy.artifacts.plan.casefold import case_problems
 from git_teddy.artifacts.plan.models import Action, Create, EditFile, Execute, Memo, Plan, Read
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.read_parts import split_part
@@ -353,6 +354,15 @@ def _refuse_submodule_writes(ws: Workspace, turn: PendingTurn, plan: Plan) -> No
     paths = written_paths(plan)
     links = ws.repo.gitlinks_at(turn.record.base_snapshot, paths) if paths else {}
     problems = submodule_problems(plan, links)
+    if paths and ws.repo.ignores_case():  # one file under two cases (core.ignoreCase)
+        folded = case_problems(plan, ws.repo.spelled_as_in(turn.record.base_snapshot, paths))
+        if folded:
+            raise TeddyError(
+                f"the plan of turn {turn.turn} writes one file under two names:\n"
+                + format_problems(folded),
+                "plan it again with the paths as the repository spells them: "
+                f"`git teddy branch {shlex.quote(turn.turn)} -m MESSAGE`",
+            )
     if problems:
         raise TeddyError(
             f"the plan of turn {turn.turn} writes inside a submodule:\n"

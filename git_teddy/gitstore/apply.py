@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from git_teddy.artifacts.paths import entry_problem
 from git_teddy.errors import TeddyError
-from git_teddy.gitstore import promisor, runner
+from git_teddy.gitstore import locks, promisor, runner
 from git_teddy.gitstore.checkout import Entry, checkout_blobs
 from git_teddy.gitstore.repo import GitRepo
 
@@ -404,6 +404,19 @@ def _remove(path: Path, top: Path) -> None:
         parent = parent.parent
 
 
+def _refuse_held_index(repo: GitRepo) -> None:
+    """Another git process holds the index (a commit being written, an interactive add, a
+    rebase step): git's checkout and restore refuse to write files then, and so does
+    teddy, before writing any (issue 26)."""
+    lock = Path(f"{repo.index_file}.lock")
+    if lock.exists():
+        raise CannotApply(
+            f"unable to create '{lock}': File exists (made {locks.describe_age(lock)} ago), "
+            "so no file of yours was written",
+            locks.WAY_OUT.format(lock=lock),
+        )
+
+
 def _current_folders() -> set[Path]:
     try:
         cwd = Path.cwd().resolve()
@@ -427,6 +440,7 @@ def apply_to_worktree(
     is not `base` (the snapshot the turn started from; `label` names the result in conflict
     markers). CannotApply, with nothing written, when a change would write into a submodule
     or lose a file no snapshot has."""
+    _refuse_held_index(repo)
     target = _tree(repo, result)
     merged = _tree(repo, user_state) != _tree(repo, base)
     conflicts: list[str] = []

@@ -3,7 +3,7 @@ the questions of git-teddy's hooks. Standard library only, like the runner, so a
 starts in tens of milliseconds. Without `cwd`, git runs where the hook runs, in the
 repository git passes it (GIT_DIR and GIT_INDEX_FILE honoured)."""
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 from git_teddy.gitstore import runner
@@ -189,6 +189,26 @@ def new_blobs(tip: str, known: Sequence[str], cwd: Path | None = None) -> dict[s
         if space and blob != tip:  # commits come without a path; a pushed tag with its name
             blobs.setdefault(blob, path)
     return blobs
+
+
+def blobs_reachable(
+    blobs: Collection[str], known: Sequence[str], cwd: Path | None = None
+) -> set[str]:
+    """Those of `blobs` reachable from `known` anywhere in its history: what the remote has
+    already, even when no tree of the pushed history's edge holds it (a file deleted in
+    the remote's history and written again since). One walk of `known`'s history: asked
+    only of the few blobs a scan flagged."""
+    if not blobs or not known:
+        return set()
+    wanted = set(blobs)
+    request = "".join(f"{k}\n" for k in known)
+    args = ["rev-list", "--objects", "--filter=object:type=blob", "--stdin"]
+    found = set()
+    for line in runner.output(args, cwd, input=request).splitlines():
+        blob = line.partition(" ")[0]
+        if blob in wanted:
+            found.add(blob)
+    return found
 
 
 def new_blob_count(tips: Sequence[str], known: Sequence[str], cwd: Path | None = None) -> int:

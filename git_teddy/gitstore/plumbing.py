@@ -64,6 +64,8 @@ def _locate(cwd: Path) -> Location:
 
 def why_no_worktree(cwd: Path) -> NotARepositoryError:
     bare = runner.run(["rev-parse", "--is-bare-repository"], cwd)
+    if bare.returncode != 0 and "dubious ownership" in bare.stderr:
+        return _dubious_ownership(bare.stderr)
     if bare.returncode != 0:
         return NotARepositoryError(
             "not a git repository (or any of its parent directories)",
@@ -77,6 +79,20 @@ def why_no_worktree(cwd: Path) -> NotARepositoryError:
     return NotARepositoryError(
         "not inside the repository's working tree",
         "cd into the working tree (or pass `git -C <worktree> teddy ...`)",
+    )
+
+
+def _dubious_ownership(stderr: str) -> NotARepositoryError:
+    """git refuses a repository another user owns (safe.directory): say so as git does,
+    with the command git gives (issue 26), not "not a git repository"."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    where = lines[0].removeprefix("fatal: ") if lines else "detected dubious ownership"
+    command = next((line for line in lines if line.startswith("git config")), None)
+    return NotARepositoryError(
+        where,
+        f"if you trust it, add an exception for it, as git says: `{command}`"
+        if command
+        else "if you trust it, add it to git's safe.directory (see `git help config`)",
     )
 
 

@@ -53,7 +53,9 @@ GITLINK_MODE = "160000"  # as diff-tree and ls-tree write it
 GPG_SIGN = "commit.gpgsign"
 SHARED_REPOSITORY = permissions.KEY
 FILE_MODE_KEY = "core.filemode"
-FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY)
+IGNORE_CASE_KEY = "core.ignorecase"
+QUOTE_PATH_KEY = "core.quotepath"
+FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY, QUOTE_PATH_KEY)
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 # dulwich reads the whole packed-refs file before it writes any ref: past this size (about
@@ -118,6 +120,7 @@ class BlamedLine:
     commit: str  # the commit that last changed the line
     summary: str  # that commit's subject
     text: str
+    boundary: bool = False  # git's `^`: a root, or the edge of a shallow clone's history
 
 
 class RefInTheWay(TeddyError):
@@ -143,12 +146,16 @@ def parse_blame(porcelain: str) -> list[BlamedLine]:
     """The lines of `git blame --porcelain` output."""
     rows: list[BlamedLine] = []
     summaries: dict[str, str] = {}
+    boundaries: set[str] = set()
     commit, number = "", 0
     for line in porcelain.splitlines():
         if line.startswith("\t"):
-            rows.append(BlamedLine(number, commit, summaries.get(commit, ""), line[1:]))
+            summary = summaries.get(commit, "")
+            rows.append(BlamedLine(number, commit, summary, line[1:], commit in boundaries))
         elif line.startswith("summary "):
             summaries[commit] = line.removeprefix("summary ")
+        elif line == "boundary":
+            boundaries.add(commit)
         else:
             parts = line.split(" ")
             if len(parts) >= 3 and is_object_id(parts[0]) and parts[1].isdigit():
@@ -794,13 +801,15 @@ class GitRepo:
 
     def list_files(self, tree_sha: str) -> list[str]:
         """Every file path in a tree (git walks big trees far faster than Python would)."""
-        out = runner.output(["ls-tree", "-r", "-z", "--name-only", tree_sha], self.cwd)
+        # --full-tree: the whole tree wherever the user is (a subdirectory: issue 26)
+        args = ["ls-tree", "-r", "-z", "--full-tree", "--name-only", tree_sha]
+        out = runner.output(args, self.cwd)
         return [path for path in out.split("\0") if path]
 
     def list_files_sized(self, tree_sha: str) -> list[tuple[str, int, str]]:
         """Every file path in a tree with its size as stored (-1 for a gitlink) and its
         object id, in one `git ls-tree -r -l`."""
-        out = runner.output(["ls-tree", "-r", "-z", "-l", tree_sha], self.cwd)
+        out = runner.output(["ls-tree", "-r", "-z", "--full-tree", "-l", tree_sha], self.cwd)
         files = []
         for entry in out.split("\0"):
             meta, _, path = entry.partition("\t")
@@ -992,6 +1001,48 @@ class GitRepo:
         """core.fileMode (read with the teddy.* keys): whether git records exec bits."""
         values = self.git_config.get(FILE_MODE_KEY) or ["true"]
         return plumbing.is_true(values[-1])
+
+    def ignores_case(self) -> bool:
+        """core.ignoreCase (read with the teddy.* keys): whether git takes `README.md` and
+        `readme.md` for one file."""
+        values = self.git_config.get(IGNORE_CASE_KEY) or ["false"]
+        return plumbing.is_true(values[-1])
+
+    def quotes_paths(self) -> bool:
+        """core.quotePath (read with the teddy.* keys): whether file names past ASCII are
+        shown with octal escapes, as git shows them (printable.quote_path)."""
+        values = self.git_config.get(QUOTE_PATH_KEY) or ["true"]
+        return plumbing.is_true(values[-1])
+
+    def spelled_as_in(self, commit: str, paths: Collection[str]) -> dict[str, str]:
+        """The paths `commit` spells otherwise, letter case aside (a folder or file of the
+        same name in another case): path -> the commit's spelling, as far as it has one
+        (`docs/new.md` -> `Docs/new.md`). A folder's tree is read once per part."""
+        spelled: dict[str, str] = {}
+        root = self.read_commit(commit).tree
+        for path in paths:
+            obj: ShaFile | None = self._object(root.encode())
+            parts = []
+            for part in PurePosixPath(path).parts:
+                match = None
+                if isinstance(obj, Tree):
+                    names = {
+                        e.path.decode("utf-8", "surrogateescape"): e.sha for e in obj.iteritems()
+                    }
+                    if part in names:
+                        match = part
+                    else:
+                        match = next((n for n in names if n.lower() == part.lower()), None)
+                parts.append(match or part)
+                obj = (
+                    self._object(names[match])
+                    if match is not None and isinstance(obj, Tree)
+                    else None
+                )
+            same = "/".join(parts)
+            if same != path:
+                spelled[path] = same
+        return spelled
 
     def write_session_commit(self, tree: str, parents: list[str], message: str) -> str:
         """A commit of a session branch: signed when `sign_commits` says so."""

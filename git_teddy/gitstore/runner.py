@@ -25,6 +25,20 @@ class GitFailed(TeddyError):
     """A git command git-teddy needs did not work."""
 
 
+# Variables git reads as paths from the directory it starts in: teddy starts git from several
+# places (the top of the working tree, its own folders), so a relative one is made absolute once.
+RELATIVE_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
+
+
+def anchor_repository_env() -> None:
+    """Make a relative GIT_DIR, GIT_WORK_TREE or GIT_COMMON_DIR (`GIT_DIR=../.git`, `git
+    --git-dir=REL teddy`) absolute from this process's directory, as git reads it here."""
+    for name in RELATIVE_ENV:
+        value = os.environ.get(name)
+        if value and not os.path.isabs(value):
+            os.environ[name] = os.path.abspath(value)
+
+
 def isolated_environ() -> dict[str, str]:
     """os.environ without the variables that would point git at the user's repository."""
     return {k: v for k, v in os.environ.items() if k not in REPOSITORY_ENV}

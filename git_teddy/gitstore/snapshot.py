@@ -18,18 +18,22 @@ from git_teddy.gitstore.worktree_tree import worktree_tree
 HEAD_TRAILER = "Teddy-Head"
 
 
-def snapshot_worktree(repo: GitRepo, message: str, parent: str | None = None) -> str:
+def snapshot_worktree(
+    repo: GitRepo, message: str, parent: str | None = None, always: bool = False
+) -> str:
     """The commit holding the working tree's state, on top of `parent` (a snapshot; None: a
     base snapshot, a commit without parents), with the HEAD it was taken on in its
     `Teddy-Head` trailer (none on an unborn branch). When nothing differs from `parent`,
-    `parent` itself."""
+    `parent` itself, unless `always` (a saved state the user is told of: its own commit)."""
     head = repo.head_commit()
     layout = repo.layout
     scratch = layout.shared.make_folders(layout.scratch)
     status_home = layout.shared.make_folders(layout.status_indexes)
     globs, top = repo.secret_globs(), repo.toplevel
     tree = worktree_tree(repo.cwd, repo.index_file, scratch, status_home, globs, top)
-    if parent and repo.read_commit(parent).tree == tree:
+    # read first even when `always`: a parent not in this repository (a session fetched
+    # without its snapshots) is refused before a commit names it
+    if parent and repo.read_commit(parent).tree == tree and not always:
         return parent
     text = format_message(message, {HEAD_TRAILER: head}) if head else message
     return repo.write_commit(tree, [parent] if parent else [], text)

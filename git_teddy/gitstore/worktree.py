@@ -94,9 +94,23 @@ class Worktree:
     def stage_all(self) -> str:
         """Stage every file of the worktree except the links to ignored paths and the
         submodules, which keep the commits the base recorded; the tree id."""
-        excluded = [f":(exclude,top){path}" for path in [*self.linked, *self.gitlinks]]
+        excluded = [f":(exclude,top){path}" for path in [*self._unignored_links(), *self.gitlinks]]
         add_all(self.path, config=_hookless(self.no_hooks), excluded=excluded, isolated=True)
         return self._git(["write-tree"]).strip()
+
+    def _unignored_links(self) -> list[str]:
+        """The links git does not ignore already: `.venv/` in .gitignore leaves the link
+        `.venv` (a file to git) unignored, so it is excluded here; `.venv` ignores it, and
+        git refuses to add an ignored path an exclude names (issue 26)."""
+        if not self.linked:
+            return []
+        args = [*_hookless(self.no_hooks), "check-ignore", "-z", "--stdin"]
+        listing = "".join(f"{path}\0" for path in self.linked)
+        proc = runner.run(args, self.path, isolated=True, input=listing)
+        if proc.returncode not in (0, 1):  # 1: none of them is ignored
+            raise runner.failure(args, proc.stderr.strip())
+        ignored = set(proc.stdout.split("\0"))
+        return [path for path in self.linked if path not in ignored]
 
     def state(self) -> str:
         """The worktree's files as a tree id (as `stage_all`), the index then put back as it

@@ -37,7 +37,9 @@ from git_teddy.gitstore.runner import GitFailed
 from git_teddy.planning.context_cache import write_derived, write_entry
 from git_teddy.planning.system_info import system_information
 
-FORMAT = 3  # bump when an entry's layout or the rendering changes
+# bump when an entry's layout or the rendering changes (4: listings made in a subdirectory
+# held only that subdirectory, issue 26)
+FORMAT = 4
 MAX_ENTRIES = 32
 MAX_LISTINGS = 8  # one per recent tree: a 100,000-file listing is a few MB
 MAX_KNOWN_SYMBOLS = 4096  # files whose symbols are kept by blob across trees

@@ -31,6 +31,7 @@ from git_teddy.artifacts.folder import (
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
 from git_teddy.artifacts.paths import entry_problem
 from git_teddy.artifacts.plan import Plan, Problem, format_problems, sanitize
+from git_teddy.artifacts.plan.casefold import case_problems
 from git_teddy.artifacts.plan.parts import part_problems
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.read_parts import PartError, excerpt, split_part
@@ -102,9 +103,9 @@ from git_teddy.settings import (
     CONTEXT_WINDOW,
     FETCH_TIMEOUT,
     MAP_TOKENS,
-    PROBE_TOOLS,
     MAX_RESOURCE_BYTES,
     MAX_RETRIES,
+    PROBE_TOOLS,
     REDACT_REQUESTS,
     TOKENIZER,
     WEB_ALLOW_PRIVATE,
@@ -480,14 +481,18 @@ def _figure(tokens: object) -> str:
 
 
 def _refusals(ws: Workspace, base: str) -> Callable[[Plan], list[Problem]]:
-    """What a plan may not do in the snapshot `base`: write inside a submodule, READ a part
-    that a file lacks (past its end, a symbol it does not define)."""
+    """What a plan may not do in the snapshot `base`: write inside a submodule, or one file
+    under two letter cases where git takes them for one (core.ignoreCase), READ a part that
+    a file lacks (past its end, a symbol it does not define)."""
 
     def refuse(plan: Plan) -> list[Problem]:
         paths = written_paths(plan)
         tree = ws.repo.read_commit(base).tree
         parts = part_problems(plan, lambda path: ws.repo.read_file(tree, path))
-        return (submodule_problems(plan, ws.repo.gitlinks_at(base, paths)) if paths else []) + parts
+        problems = submodule_problems(plan, ws.repo.gitlinks_at(base, paths)) if paths else []
+        if paths and ws.repo.ignores_case():
+            problems += case_problems(plan, ws.repo.spelled_as_in(base, paths))
+        return problems + parts
 
     return refuse
 

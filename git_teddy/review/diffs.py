@@ -9,7 +9,8 @@ its result is the `Teddy-Snapshot` of its report commit (session/restore.py turn
 import shlex
 from dataclasses import dataclass
 
-from git_teddy.artifacts.folder import SESSION_FILE_LIMIT, TURN_RECORD
+from git_teddy.artifacts.folder import REPORT, SESSION_FILE_LIMIT, TURN_RECORD
+from git_teddy.artifacts.report import parse_report
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.models import TurnCommit, iso_time, turn_commit_from_message
@@ -64,6 +65,16 @@ def turn_base(store: SessionStore, ref: TurnRef) -> str:
     return base
 
 
+def _report_says_applied(store: SessionStore, ref: TurnRef) -> bool:
+    """Whether the turn's report says its result was applied (cleanly, or with conflicts)."""
+    data = store.turn_files(ref, SESSION_FILE_LIMIT).get(REPORT)
+    try:
+        applied = parse_report(data).run_summary.applied if data else False
+    except ValueError:  # a damaged report: not known to be applied
+        return False
+    return applied is True or (isinstance(applied, str) and applied.startswith("conflicts"))
+
+
 def _executed(store: SessionStore, ref: TurnRef) -> str:
     try:
         return turn_snapshot(store, ref)
@@ -108,6 +119,10 @@ def _saved_when_applied(store: SessionStore, ref: TurnRef) -> str:
     for sha in store.snapshots(ref.session):
         if store.repo.read_commit(sha).message.splitlines()[0] == subject:
             return sha
+    if _report_says_applied(store, ref):
+        # execute keeps a state of its own only when the user's files differ from the base:
+        # applied onto them unchanged, there were no edits of theirs (issue 26)
+        return turn_base(store, ref)
     raise TeddyError(
         f"turn {ref.turn} of session {ref.session} was not applied to your files, so there"
         " were no edits of yours to merge it with",

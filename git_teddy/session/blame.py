@@ -36,6 +36,7 @@ class BlameLine:
     text: str
     commit: str
     origin: str  # "<session>/<turn>", "commit <summary>" or "not committed"
+    boundary: bool = False  # git's `^` mark: a root commit, or a shallow clone's edge
 
 
 TOP_MAGIC = (":/", ":(top)")  # git's pathspec magic for "from the top of the working tree"
@@ -141,4 +142,7 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
         raise TeddyError(f"{rel} has no line {line}", hint) from None
     except GitFailed as failed:
         raise TeddyError(failed.message, "check the file name") from None
-    return [BlameLine(r.number, r.text, r.commit, _origin(ws, r, turns, yours)) for r in blamed]
+    return [
+        BlameLine(r.number, r.text, r.commit, _origin(ws, r, turns, yours), r.boundary)
+        for r in blamed
+    ]

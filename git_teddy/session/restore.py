@@ -18,8 +18,10 @@ from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.faultpoint import reached
+from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.apply import CannotApply, Change, apply_to_worktree, tree_changes
 from git_teddy.gitstore.layout import Placing
+from git_teddy.printable import quote_path
 from git_teddy.session.current import NoCurrentSession
 from git_teddy.session.models import iso_time
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
@@ -168,11 +170,40 @@ def hand_written(ws: Workspace, session: str, saved: str, target: str) -> list[s
     if not at_stake:
         return []
     wrote = _teddy_wrote(ws, session)
-    return [c.path for c in at_stake if (c.path, c.old_mode, c.old_blob) not in wrote]
+    mine = [c for c in at_stake if (c.path, c.old_mode, c.old_blob) not in wrote]
+    held = _held_by_a_snapshot(ws, session, saved, [c.path for c in mine]) if mine else set()
+    return [c.path for c in mine if c.path not in held]
+
+
+def _held_by_a_snapshot(ws: Workspace, session: str, saved: str, paths: list[str]) -> set[str]:
+    """Those of `paths` whose content in `saved` a snapshot of the session holds as it is
+    (a turn's base or result; the user's saved states left out, their content is theirs):
+    kept there, it is teddy's to replace. A project without commits, or in a merge, has
+    files that differ from HEAD in every base snapshot (issue 26)."""
+    held: set[str] = set()
+    for snapshot in ws.store.snapshots(session):
+        info = ws.repo.read_commit(snapshot)
+        if info.message.startswith(SAVED_STATE_SUBJECT):
+            continue
+        differ = {c.path for c in tree_changes(ws.repo, saved, snapshot)}
+        held.update(path for path in paths if path not in differ)
+        if len(held) == len(paths):
+            break
+    return held
 
 
 def _had_file(change: Change) -> bool:
     return change.old_mode not in ("000000", "160000")
+
+
+def _save_user_files(ws: Workspace, session: str, label: str, parent: str | None) -> str:
+    """The user's files kept as a saved state of its own (`git teddy saved` lists it), even
+    when they are exactly `parent`'s (a turn's result just applied): the id the command
+    prints is one `saved` shows (issue 26)."""
+    subject = f"{SAVED_STATE_SUBJECT}{label}"
+    saved = snapshot_worktree(ws.repo, subject, parent, always=True)
+    ws.store.keep_snapshot(session, saved)
+    return saved
 
 
 def place_snapshot(
@@ -184,14 +215,15 @@ def place_snapshot(
     `told_saved_state`; until then a killed run is told by the next command."""
     store, layout = ws.store, ws.repo.layout
     parent = current_snapshot(store, session, store.current_branch(session))
-    saved = store.take_snapshot(session, f"{SAVED_STATE_SUBJECT}{label}", parent)
+    saved = _save_user_files(ws, session, label, parent)
     layout.write_placing(session, saved, label)
     reached(f"{step}.saved")
     back = restore_command(session, saved)
     try:
         mine = [] if force else hand_written(ws, session, saved, target)
         if mine:
-            named = ", ".join(mine[:NAMED]) + (
+            quoted = [quote_path(path, ws.repo.quotes_paths()) for path in mine[:NAMED]]
+            named = ", ".join(quoted) + (
                 f" and {len(mine) - NAMED} more" if len(mine) > NAMED else ""
             )
             raise TeddyError(
