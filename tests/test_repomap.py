@@ -56,8 +56,9 @@ def test_first_turn_context_has_system_information_and_the_map(
     teddy.ok(repo, "new", "fresh")
     out = teddy.ok(repo, "context").stdout
     overview = map_section(out)
-    for line in ("- OS: ", "- Shell: ", "- git: ", "- Project: `demo`", "- Tools on PATH: "):
+    for line in ("- OS: ", "- Shell: ", "- git: ", "- Project: `demo`"):
         assert line in overview
+    assert "- Tools on PATH: " not in overview  # teddy.probeTools is off in the tests
     assert "Python (" in overview and "pytest" in overview
     assert "Python project (pyproject.toml)" in overview
     assert "### Repository Map" in overview
