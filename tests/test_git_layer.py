@@ -34,7 +34,8 @@ PROCESS_MODULES = {"subprocess", "pty", "asyncio.subprocess"}
 OS_PROCESS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")
 # What code outside gitstore/ may take from the runner: its error, and the environment the
 # user's EXECUTE commands run in. Never the functions that run git with git's arguments.
-RUNNER_NAMES_OUTSIDE = {"GitFailed", "isolated_environ"}
+# What the runner offers that starts no process: its error, and the environment it runs git in.
+RUNNER_NAMES_OUTSIDE = {"GitFailed", "isolated_environ", "anchor_repository_env"}
 STDLIB_FAST_PATHS = [
     "git_teddy.gitstore.runner",
     "git_teddy.gitstore.plumbing",
