@@ -166,7 +166,9 @@ def scan(repo: Path, env: dict[str, str]) -> tuple[float, SessionIndex]:
     started = time.perf_counter()
     refs = git(repo, env, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/teddy")
     tips = group_session_refs(
-        {name: sha for sha, name in (line.split(" ") for line in refs.splitlines())}, "teddy/"
+        {name: sha for sha, name in (line.split(" ") for line in refs.splitlines())},
+        "teddy/",
+        (),  # local branches only: the benchmark's repository has no remotes
     )
     ids = sorted(tips)
     request = "".join(f"{tips[s]['main']}:session.md\n" for s in ids).encode()
@@ -304,7 +306,12 @@ def main() -> int:
         setup["list after one session moved (1 re-read)"], _ = teddy(repo, env, "list")
         setup["start-up (git teddy --version)"], _ = median_teddy(repo, env, args.runs, "--version")
     scan_list, scan_stats = scan_answers(index)
-    same = outputs[0].rstrip("\n") == scan_list and json.loads(outputs[2]) == scan_stats
+    # `list` marks the worktree's current session with `*`, which the scan does not know
+    listed = "\n".join(
+        f"  {line[2:]}" if line.startswith("* ") else line
+        for line in outputs[0].rstrip("\n").splitlines()
+    )
+    same = listed == scan_list and json.loads(outputs[2]) == scan_stats
     print(built.strip())
     report(args.sessions, args.runs, setup, scanned, warm)
     print(f"same answers from the index and from the scan: {'yes' if same else 'NO'}")
