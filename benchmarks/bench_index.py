@@ -271,10 +271,10 @@ def report(
         print(line + f"{loose:>11.3f}s{scanned / loose:>7.1f}x")
     print("\npacked refs: as `git gc` (or `git pack-refs`) leaves them; loose refs: one file per")
     print("session branch, as right after `git fast-import` (listing them is git's own cost)\n")
-    for number, (title, _) in enumerate(QUERIES):  # the goal lines, the verdict last
+    for number, (_, args) in enumerate(QUERIES):  # the goal lines, the verdict last
         packed = warm["packed"][number]
         ratio = scanned / packed
-        label = f"{title.strip()} (packed refs)"
+        label = f"git teddy {' '.join(args)} (packed refs)"
         print(
             f"{label:44}{packed:>8.3f}s {ratio:>6.1f}x   goal < {TIME_GOAL} s and >= "
             f"{RATIO_GOAL:.0f}x the scan: {verdict(packed, ratio)}"
