@@ -102,8 +102,8 @@ def main() -> int:
     parser.add_argument(
         "--naive-runs",
         type=int,
-        default=None,
-        help="naive cycles to time (default: --runs; 0: none)",
+        default=1,
+        help="naive cycles to time (0: none); each adds and removes a whole worktree",
     )
     args = parser.parse_args()
     if shutil.which("git-teddy") is None:
@@ -125,7 +125,7 @@ def main() -> int:
         finally:
             git(repo, env, "checkout", "-q", "--", *paths)
         naive = []
-        for _ in range(args.runs if args.naive_runs is None else args.naive_runs):
+        for _ in range(args.naive_runs):
             tree = Path(scratch) / "naive"
             add = timed(["git", "worktree", "add", "-q", "--detach", str(tree), "HEAD"], repo, env)
             remove = timed(["git", "worktree", "remove", "--force", str(tree)], repo, env)
