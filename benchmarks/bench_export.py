@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from bench_context import teddy
-from bench_snapshot import git, sealed_env
+from bench_snapshot import CACHE, git, sealed_env
 
 PLAN = """# Turn {n}
 - **Agent:** Dev
@@ -66,9 +66,6 @@ def play(repo: Path, env: dict[str, str], turns: int) -> str:
         teddy(repo, env, "plan", "-m", f"turn {n}")
         teddy(repo, env, "execute", "-y")
     return session
-
-
-CACHE = Path(__file__).resolve().parent / ".cache"
 
 
 def played(turns: int) -> tuple[Path, dict[str, str], str]:

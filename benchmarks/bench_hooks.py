@@ -3,10 +3,11 @@
 Prints the median start-up of the installed hooks, run the way git runs them, in a small
 repository: prepare-commit-msg with no sessions (the shell check alone, goal < 100 ms),
 with an executed session turn (Python starts and compares the staged blobs), and pre-push of
-an ordinary branch (the shell check alone). Then issue 16 P7: a `git rebase` of 30 commits
-with the hooks installed and without, in a repository with 1,000 sessions (copies of one
-session's refs, made by plumbing): the hook's cost per ordinary commit, goal <= 10 ms.
-Run with git-teddy on PATH, e.g.
+an ordinary branch (the shell check alone); then a real `git push` of an ordinary branch to
+a local remote with the hook and without (what it adds: no Python, issue 31 item 7). Then
+issue 16 P7: a `git rebase` of 30 commits with the hooks installed and without, in a
+repository with 1,000 sessions (copies of one session's refs, made by plumbing): the hook's
+cost per ordinary commit, goal <= 10 ms. Run with git-teddy on PATH, e.g.
 `PATH=.venv/bin:$PATH .venv/bin/python benchmarks/bench_hooks.py`. Sealed git environment.
 """
 
@@ -63,6 +64,31 @@ def median_ms(args: list[str], cwd: Path, env: dict[str, str], runs: int, stdin:
         run(args, cwd, env, stdin)
         times.append((time.perf_counter() - start) * 1000)
     return statistics.median(times)
+
+
+def push_cost(root: Path, env: dict[str, str], repo: Path, runs: int) -> tuple[float, float]:
+    """Issue 31 item 7: the median `git push` of an ordinary branch (a new commit each run, to
+    a local bare remote) with the installed pre-push hook, and without any hook."""
+    bare = root / "remote.git"
+    run(["git", "init", "-q", "--bare", str(bare)], root, env)
+    run(["git", "remote", "add", "origin", str(bare)], repo, env)
+    run(["git", "push", "-q", "origin", "main"], repo, env)
+    hook = Path(run(["git", "rev-parse", "--git-path", "hooks/pre-push"], repo, env).strip())
+    installed = (repo / hook).read_bytes()
+    figures = []
+    for with_hook in (True, False):
+        if not with_hook:
+            (repo / hook).unlink()
+        times = []
+        for _ in range(runs + 1):  # the first: a warm-up
+            run(["git", "commit", "-q", "--allow-empty", "-m", "more", "--no-verify"], repo, env)
+            start = time.perf_counter()
+            run(["git", "push", "-q", "origin", "main"], repo, env)
+            times.append((time.perf_counter() - start) * 1000)
+        figures.append(statistics.median(times[1:]))
+    (repo / hook).write_bytes(installed)
+    (repo / hook).chmod(0o755)
+    return figures[0], figures[1]
 
 
 def make_repo(root: Path, env: dict[str, str]) -> Path:
@@ -197,6 +223,7 @@ def main() -> int:
         results = [
             (label, median_ms(cmd, repo, env, args.runs, stdin)) for label, cmd, stdin in rows
         ]
+        pushed, plain = push_cost(root, env, repo, args.runs)
         add_turns(repo, env, args.turns)
         run(["git", "add", "made1.txt"], repo, env)
         cmd = [prepare, str(message), "message"]
@@ -207,6 +234,9 @@ def main() -> int:
     print(f"\nmedian of {args.runs} runs, hooks run directly as git runs them")
     for label, ms in results:
         print(f"{label:64}{ms:>8.1f} ms")
+    print(f"{'git push of an ordinary branch, pre-push hook installed':64}{pushed:>8.1f} ms")
+    print(f"{'git push of an ordinary branch, no hook':64}{plain:>8.1f} ms")
+    print(f"{'  what the hook adds to an ordinary push':64}{pushed - plain:>8.1f} ms")
     nothing = max(ms for label, ms in results[:2])
     verdict = "ok" if nothing < GOAL_MS else "MISS"
     print(f"{'hooks with nothing to do':64}{nothing:>8.1f} ms   goal < {GOAL_MS:g} ms: {verdict}")

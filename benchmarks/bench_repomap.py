@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bench_snapshot import CACHE, git, sealed_env, timed
+from bench_snapshot import CACHE, FILES, git, sealed_env, timed
 
 WARM_GOAL = 1.5
 BUDGET = 1024
@@ -71,7 +71,7 @@ def median(action: Callable[[], object], runs: int, before: Callable[[], object]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--files", type=int, default=100_000)
+    parser.add_argument("--files", type=int, default=FILES)
     parser.add_argument("--dirs", type=int, default=100)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per figure")
     args = parser.parse_args()

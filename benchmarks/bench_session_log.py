@@ -6,7 +6,9 @@ Generates once, under benchmarks/.cache/ (git-ignored), two repositories: a sess
 turns planned (`plan --from-file`) and executed, and one where turns 03..200 are copies of
 turn 02 made with git plumbing (each with its own turn.yaml and plan title, one commit per
 turn), then times `git teddy pause` (one session commit) in each. Goal: the 200-turn commit
-within 2x of the 2-turn one. Run with `make bench` (git-teddy must be on PATH).
+within 2x of the 2-turn one. Then issue 31's read goal: `show`, `log` and `diff 01` of a
+50-turn session (made the same way), each <= 0.15 s (median). Run with `make bench`
+(git-teddy must be on PATH).
 """
 
 import argparse
@@ -21,6 +23,8 @@ from bench_hooks import PLAN, run
 from bench_snapshot import CACHE, git, sealed_env
 
 GOAL = 2.0  # the 200-turn commit over the 2-turn one
+READ_GOAL = 0.15  # issue 31: seconds for `show`, `log`, `diff 01` of a 50-turn session
+READ_TURNS = 50
 SESSION = "bench"
 VERSION = "1"  # bump when the generated sessions change
 
@@ -41,7 +45,7 @@ def make_session(root: Path, env: dict[str, str], turns: int) -> Path:
     teddy(repo, env, "new", SESSION)
     plan = root / "plan.md"
     for n in (1, 2):
-        plan.write_text(PLAN.format(path=f"made{n}.txt", n=n))
+        plan.write_text(PLAN.format(path=f"made{n}.txt", content=f"made by turn {n}"))
         teddy(repo, env, "plan", "-m", f"turn {n}", "--from-file", str(plan))
         teddy(repo, env, "execute", "-y")
     if turns > 2:
@@ -105,6 +109,25 @@ def commit_ms(repo: Path, env: dict[str, str], runs: int) -> float:
     return statistics.median(times)
 
 
+def read_seconds(repo: Path, env: dict[str, str], runs: int) -> dict[str, float]:
+    """Median wall time of each read-only command on session `bench`, after a warm-up."""
+    medians = {}
+    reads = {
+        "show": ["show", SESSION],
+        "log": ["log", SESSION],
+        "diff 01": ["diff", f"{SESSION}/01"],
+    }
+    for name, args in reads.items():
+        teddy(repo, env, *args)  # warm-up: the OS caches, teddy's own
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            teddy(repo, env, *args)
+            times.append(time.perf_counter() - start)
+        medians[name] = statistics.median(times)
+    return medians
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
@@ -122,6 +145,12 @@ def main() -> int:
     print(f"{'2-turn session':40}{small_ms:>8.1f} ms")
     print(f"{f'{args.turns}-turn session':40}{large_ms:>8.1f} ms   ({phases} lines of show)")
     print(f"{'P9 ratio':40}{ratio:>8.2f}x   goal <= {GOAL:g}x: {verdict}")
+    reads = read_seconds(cached_session(env, READ_TURNS), env, args.runs)
+    print(f"\nmedian of {args.runs} runs, a {READ_TURNS}-turn session")
+    for name, seconds in reads.items():
+        label = f"git teddy {name} ({READ_TURNS} turns)"
+        verdict = "ok" if seconds <= READ_GOAL else "MISS"
+        print(f"{label:40}{seconds:>8.3f}s   goal <= {READ_GOAL:g} s: {verdict}")
     return 0
 
 

@@ -10,7 +10,8 @@ loaded by `importlib.import_module` (the command's own module, gitstore.repo), w
 `-X importtime` does not see, and work deferred past import (pydantic validators built on
 first use): compare it between versions, not with the wall time. On a shared machine both
 figures move by 20%; `valgrind --tool=callgrind` instruction counts are the steady measure.
-Run with `make bench` (git-teddy on PATH).
+Then issue 31's turn goal: `plan --from-file` + `execute -y` in a 3-file repository (each
+turn a new tree), median of the runs, <= 0.45 s. Run with `make bench` (git-teddy on PATH).
 """
 
 import argparse
@@ -28,6 +29,7 @@ FILES = 200
 # 100,000-file benchmark repository (0.28 s there): beside the one scan of the working tree
 # a turn must make, that leaves ~0.14 s for everything else, start-up included.
 IMPORT_GOAL = 0.150
+TURN_GOAL = 0.45  # issue 31: one turn (plan --from-file + execute -y) in a 3-file repository
 
 
 def make_repo(repo: Path, env: dict[str, str]) -> None:
@@ -41,8 +43,11 @@ def make_repo(repo: Path, env: dict[str, str]) -> None:
     git(repo, env, "commit", "-q", "-m", "initial")
 
 
-def plan_text() -> str:
+def plan_text(
+    path: str = "dir-1/file-1.txt", find: str = "line of file 1", replace: str = ""
+) -> str:
     """A one-EDIT plan (the shape of bench_execute's) that changes dir-1/file-1.txt."""
+    replace = replace or f"{find} edited"
     rationale = "\n".join(
         f"### {n}. {part}\nText."
         for n, part in enumerate(
@@ -51,9 +56,9 @@ def plan_text() -> str:
     )
     return (
         f"# Bench\n- **Agent:** Dev\n\n## Rationale\n````text\n{rationale}\n````\n\n"
-        "## Action Plan\n\n### `EDIT`\n- **File Path:** [dir-1/file-1.txt](/dir-1/file-1.txt)\n"
-        "- **Description:** Touch it.\n\n`FIND:`\n```\nline of file 1\n```\n`REPLACE:`\n```\n"
-        "line of file 1 edited\n```\n"
+        f"## Action Plan\n\n### `EDIT`\n- **File Path:** [{path}](/{path})\n"
+        f"- **Description:** Touch it.\n\n`FIND:`\n```\n{find}\n```\n`REPLACE:`\n```\n"
+        f"{replace}\n```\n"
     )
 
 
@@ -111,6 +116,26 @@ class Bench:
         git(self.repo, self.env, "checkout", "-q", "--", ".")
 
 
+def small_turns(scratch: Path, env: dict[str, str], runs: int) -> list[float]:
+    """Seconds of each turn (`plan --from-file` + `execute -y`, each a new tree) in a
+    repository of 3 files, after one warm-up turn."""
+    repo = scratch / "small"
+    repo.mkdir()
+    git(repo, env, "init", "-q", "-b", "main")
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (repo / name).write_text(f"{name} v0\n")
+    git(repo, env, "add", ".")
+    git(repo, env, "commit", "-q", "-m", "initial")
+    timed(["git", "teddy", "new", "small"], repo, env)
+    plan_file = scratch / "small-plan.md"
+    seconds = []
+    for n in range(1, runs + 2):
+        plan_file.write_text(plan_text("a.txt", f"a.txt v{n - 1}", f"a.txt v{n}"))
+        plan = timed(["git", "teddy", "plan", "--from-file", str(plan_file), "-m", "e"], repo, env)
+        seconds.append(plan + timed(["git", "teddy", "execute", "-y"], repo, env))
+    return seconds[1:]
+
+
 def python_startup(env: dict[str, str], cwd: Path, runs: int) -> float:
     return statistics.median(timed([sys.executable, "-c", "pass"], cwd, env) for _ in range(runs))
 
@@ -156,7 +181,11 @@ def main() -> int:
             bench.round(profile=False)
             bench.round(profile=True)
         python = python_startup(env, repo, args.runs)
+        turn = statistics.median(small_turns(Path(scratch), env, args.runs))
     report(bench, python, args.runs)
+    verdict = "ok" if turn <= TURN_GOAL else "MISS"
+    label = "a turn in a 3-file repository (plan + execute)"
+    print(f"{label:48}{turn:>8.3f}s   goal <= {TURN_GOAL:g} s: {verdict}")
     return 0
 
 

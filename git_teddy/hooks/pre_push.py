@@ -1,8 +1,10 @@
 """pre-push: refuses to push session history that holds an unredacted secret.
 
 Runs as `python -I -m git_teddy.hooks.pre_push REMOTE URL` with git's
-`<local ref> <local sha> <remote ref> <remote sha>` lines on stdin, for every push (the
-shell block starts it whenever something is pushed). What is scanned: every commit a
+`<local ref> <local sha> <remote ref> <remote sha>` lines on stdin, for a push that may
+carry teddy's history (the shell block decides it without Python: a ref of teddy's
+namespaces, or a new commit with a `Teddy-Phase` trailer or a snapshot's subject; an
+ordinary push never starts Python). What is scanned: every commit a
 pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remote shas>
 --remotes=<remote>`), its message and the blobs new to the remote (`git rev-list
 --objects`), when that ref carries teddy's history:
@@ -57,7 +59,8 @@ REFUSED = 10  # the exit status that tells the shell block the reasons were prin
 SHORT = 12  # characters of an object id in messages; --allow-secret takes any prefix of 7+
 BLOBS_PER_READ = 256  # blobs read by one `git cat-file --batch`: memory stays bounded
 # The subjects teddy gives snapshots: session/store.py (base snapshot, your files before),
-# session/turns.py (state before), execute/runner.py (snapshot after).
+# session/turns.py (state before), execute/runner.py (snapshot after). The shell block of
+# the pre-push hook looks for the same subjects before it starts Python: keep both alike.
 SNAPSHOT_SUBJECTS = (
     "teddy: base snapshot of session ",
     "teddy: state before turn ",

