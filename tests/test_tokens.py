@@ -419,12 +419,18 @@ def test_a_plan_with_nothing_new_to_count_loads_no_tokenizer(
     _, modules = imported_modules(repo, env, *plan)  # counts the map: records the tokenizer
     assert "tiktoken" in modules
     teddy.ok(repo, "discard")
-    # The same tree and message in another session: every count is cached; and with no
-    # map, nothing is counted at all (the label is the recorded one).
-    for session, settings in (("second", {}), ("third", {"TEDDY_MAP_TOKENS": "0"})):
+    # The same tree and message in another session: every count is cached, the request's
+    # and the reply's too (counted for the books: the provider reports none). Without the
+    # map the request is new once, then cached as well.
+    no_map = {"TEDDY_MAP_TOKENS": "0"}
+    for session, settings, loads in (
+        ("second", {}, False),
+        ("third", no_map, True),
+        ("fourth", no_map, False),
+    ):
         teddy.ok(repo, "new", session)
         _, modules = imported_modules(repo, {**env, **settings}, *plan)
-        assert "tiktoken" not in modules, session
+        assert ("tiktoken" in modules) == loads, session
         context = json.loads(teddy.ok(repo, "context", "--json").stdout)
         assert context["encoding"] == OFFLINE_LABEL
         teddy.ok(repo, "discard")
