@@ -226,3 +226,30 @@ def test_a_failed_node_test_run_is_summarised_by_its_failing_test(
     failed = log["details"]["failed_tests"]
     assert (failed["runner"], failed["count"]) == ("node --test", 1)
     assert failed["tests"] == [f"adds negatives (calc.test.mjs:9:10): {NODE_ASSERT}"]
+
+
+PYTEST_TEST = """def test_adds():
+    assert 1 + 1 == 2
+
+
+def test_adds_negatives():
+    assert -1 + -1 == -3
+"""
+
+
+def test_the_same_turn_in_a_python_project_is_summarised_as_well(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    """Issue 30: the turn above, in a Python project run by pytest (from the test
+    environment's PATH): the summary names the failing test and its assertion."""
+    session = start(
+        repo,
+        teddy,
+        create("test_calc.py", PYTEST_TEST),
+        execute("python -m pytest -q -p no:cacheprovider test_calc.py"),
+    )
+    result = teddy.exits(EXIT_TURN_FAILED, repo, "execute", "-y")
+    (line,) = [x for x in result.stdout.splitlines() if "FAILED: exit code 1: " in x]
+    assert "test_adds_negatives" in line and "assert (-1 + -1) == -3" in line, line
+    (failed,) = report_of(repo, env, session)["run_summary"]["failed_tests"]
+    assert failed.startswith("action 2: ") and "test_adds_negatives" in failed
