@@ -7,7 +7,7 @@ Servers
                        `teddy.baseUrl` does). Answers a streaming request (`"stream": true`)
                        with server-sent events, a plain request with one JSON completion;
                        usage is sent in the stream only when `stream_options.include_usage`.
-    AnthropicServer()  POST {server.url}/v1/messages        (Messages API JSON).
+    AnthropicServer()  POST {server.url}/v1/messages        (Messages API, streamed if asked).
     Use them as context managers, `with OpenAIServer() as server: ...`, or as the fixtures
     `openai_server` and `anthropic_server` (started, stopped after the test) once
     conftest.py registers this module: `pytest_plugins = ["testing.llm_servers"]`. (Importing the
@@ -316,7 +316,50 @@ class AnthropicServer(ScriptedServer):
             "stop_sequence": None,
             "usage": {"input_tokens": reply.tokens_in, "output_tokens": reply.tokens_out},
         }
-        handler._send(Reply(json=body))
+        if not request.json.get("stream"):
+            handler._send(Reply(json=body))
+            return
+        # The Messages API's stream: message_start (input tokens), text deltas, message_delta
+        # (stop reason, output tokens), message_stop; a ping between, as the API sends.
+        start = body | {"content": [], "stop_reason": None}
+        start["usage"] = {"input_tokens": reply.tokens_in, "output_tokens": 1}
+        pieces = [reply.text[i : i + 5] for i in range(0, len(reply.text), 5)]
+        events = [
+            {"type": "message_start", "message": start},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            {"type": "ping"},
+            *(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": p},
+                }
+                for p in pieces
+            ),
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": body["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": reply.tokens_out},
+            },
+            {"type": "message_stop"},
+        ]
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        for event in events:
+            data = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            handler.wfile.flush()
+            if reply.chunk_delay and self.stopped.wait(reply.chunk_delay):
+                handler.close_connection = True
+                return
+        handler.wfile.write(b"0\r\n\r\n")
 
 
 @pytest.fixture

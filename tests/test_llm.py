@@ -279,7 +279,61 @@ def test_anthropic_request_shape_usage_and_cost(
         "max_tokens": 8192,
         "system": "You are the planner.",
         "messages": [m.model_dump() for m in MESSAGES],
+        "stream": True,
     }
+
+
+def test_anthropic_streams_with_usage_from_the_stream_events(
+    anthropic_server: AnthropicServer, tmp_path: Path
+) -> None:
+    """Issue 27 item 9: live text, input tokens from message_start, output tokens from the
+    last message_delta, a cut-off reply marked truncated."""
+    anthropic_server.push(
+        model_reply("0123456789" * 3, tokens_in=700, tokens_out=9, finish_reason="length")
+    )
+    ui = ScriptedUI()
+    completion = anthropic(anthropic_server, tmp_path, ui=ui).complete("s", MESSAGES)
+    assert (completion.text, completion.tokens_in, completion.tokens_out) == (
+        "0123456789" * 3,
+        700,
+        9,
+    )
+    assert completion.truncated
+    assert ui.statuses[0] == "anthropic claude-sonnet-4-5: 5 characters"
+    assert ui.statuses[-2:] == ["anthropic claude-sonnet-4-5: 30 characters", "<end>"]
+
+
+def test_anthropic_accepts_a_plain_json_answer_to_a_streaming_request(
+    anthropic_server: AnthropicServer, tmp_path: Path
+) -> None:
+    body = {
+        "model": "claude-local",
+        "content": [{"type": "text", "text": "plain"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 3, "output_tokens": 1},
+    }
+    anthropic_server.push(Reply(json=body))
+    completion = anthropic(anthropic_server, tmp_path).complete("s", MESSAGES)
+    assert (completion.text, completion.tokens_in, completion.tokens_out) == ("plain", 3, 1)
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"),
+    [
+        ({"type": "error", "error": {"type": "overloaded_error"}}, "failed while answering"),
+        (
+            {"type": "content_block_delta", "delta": {"type": "text_delta", "text": 7}},
+            "not a string",
+        ),
+        ([1, 2], "an event is"),
+    ],
+)
+def test_a_stream_event_that_is_not_the_api_is_an_error(
+    anthropic_server: AnthropicServer, tmp_path: Path, event: object, expected: str
+) -> None:
+    stream = f"event: x\ndata: {json.dumps(event)}\n\n".encode()
+    anthropic_server.push(Reply(body=stream, headers={"Content-Type": "text/event-stream"}))
+    fails(anthropic(anthropic_server, tmp_path), expected)
 
 
 def test_anthropic_max_tokens_setting(anthropic_server: AnthropicServer, tmp_path: Path) -> None:
@@ -612,9 +666,10 @@ def test_progress_goes_to_the_ui_status_line(
     ui = ScriptedUI()
     openai(openai_server, tmp_path, ui=ui).complete("s", MESSAGES)
     assert ui.statuses[-2:] == ["openai gpt-4o: 30 characters", "<end>"]
-    waited = ScriptedUI()
-    anthropic(anthropic_server, tmp_path, ui=waited).complete("s", MESSAGES)
-    assert waited.statuses == ["anthropic claude-sonnet-4-5: waiting for the reply", "<end>"]
+    anthropic_server.push(model_reply("0123456789" * 3))
+    streamed = ScriptedUI()
+    anthropic(anthropic_server, tmp_path, ui=streamed).complete("s", MESSAGES)
+    assert streamed.statuses[-2:] == ["anthropic claude-sonnet-4-5: 30 characters", "<end>"]
 
 
 def test_progress_only_in_a_terminal(openai_server: OpenAIServer, tmp_path: Path) -> None:
@@ -638,7 +693,7 @@ def test_progress_only_in_a_terminal(openai_server: OpenAIServer, tmp_path: Path
     child.expect(pexpect.EOF)
 
 
-def test_anthropic_says_it_waits_in_a_terminal(
+def test_anthropic_streams_live_in_a_terminal(
     anthropic_server: AnthropicServer, tmp_path: Path
 ) -> None:
     git = {"teddy.provider": "anthropic", "teddy.baseUrl": anthropic_server.url}
@@ -649,7 +704,7 @@ def test_anthropic_says_it_waits_in_a_terminal(
     values = json.dumps({k.lower(): [v] for k, v in git.items()})
     args = ["-c", SCRIPT, values, str(tmp_path / "derived")]
     child = pexpect.spawn(sys.executable, args, env=env, encoding="utf-8", timeout=EVENT_TIMEOUT)
-    child.expect(r"anthropic claude-haiku-4-5: waiting for the reply\r?\n")
+    child.expect(r"anthropic claude-haiku-4-5: 2 characters\r?\n")  # "OK", streamed
     child.expect(r'"text":"OK"')
     child.expect(pexpect.EOF)
 
