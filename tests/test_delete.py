@@ -100,16 +100,18 @@ def test_saved_states_of_the_users_files_need_force(
 def test_a_restore_of_the_models_own_state_is_not_precious(
     repo: Path, teddy: Teddy, env: dict, replies: Path
 ) -> None:
-    """Restoring 01 after turn 02 saves nothing new (the files are turn 02's result): no work
-    of the user's, so deleting asks (no terminal here) and does not refuse."""
+    """Restoring 01 after turn 02 saves the files (issue 26: `saved` lists what restore
+    said it saved), but they are turn 02's result: no work of the user's, so deleting asks
+    (no terminal here) and does not refuse."""
     session = one_turn(repo, teddy, replies, "work", "a.txt")
     queue(replies, plan_text(create("b.txt", "b\n")))
     teddy.ok(repo, "plan", "-s", session, "-m", "more")
     teddy.ok(repo, "execute", "-s", session, "-y")
     snapshots_before = kept_snapshots(repo, env, session)
     teddy.ok(repo, "restore", "-s", session, "01")
-    snapshots = kept_snapshots(repo, env, session)
-    assert snapshots == snapshots_before
+    (saved,) = set(kept_snapshots(repo, env, session)) - set(snapshots_before)
+    trees = {git(repo, env, "rev-parse", f"{s}^{{tree}}") for s in snapshots_before}
+    assert git(repo, env, "rev-parse", f"{saved}^{{tree}}") in trees  # nothing new in it
     assert_refused(teddy(repo, "delete", session), "no terminal")
 
 

@@ -59,8 +59,8 @@ def no_network(tiktoken_cache: Path, proxy_port: int | None = None) -> dict[str,
 def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("NO_PROXY", "no_proxy", "DATA_GYM_CACHE_DIR"):
         monkeypatch.delenv(name, raising=False)
-    # A failed download is remembered in the user's cache: this test's, not the machine's.
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    # A failed download is remembered beside tiktoken's cache: this test's (no_network's
+    # folder), never the machine's.
     (tmp_path / "tiktoken-cache").mkdir()
     for name, value in no_network(tmp_path / "tiktoken-cache").items():
         monkeypatch.setenv(name, value)
@@ -207,7 +207,7 @@ def test_a_failed_download_is_not_retried_for_a_day(tmp_path: Path) -> None:
     assert second["error"].startswith("its download failed recently: ")
     assert proxy.taken == tried
     # A day later (the record aged by hand), the download is tried again.
-    marker = tmp_path / "home" / ".cache" / "git-teddy" / "tokenizer-o200k_base.failed"
+    marker = tmp_path / "empty" / "git-teddy-o200k_base.failed"  # beside tiktoken's cache
     record = json.loads(marker.read_text())
     marker.write_text(json.dumps({**record, "time": record["time"] - 86_401}))
     third = count_once(tmp_path, failing, key="k3")

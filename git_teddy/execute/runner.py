@@ -267,7 +267,7 @@ def _snapshot(store: SessionStore, worktree: "Worktree", base: str, turn: str) -
     """Commit the worktree's whole state on top of `base`; the post-commit hook reports the id.
     The worktree is then settled at it (the next run moves it from there)."""
     if worktree.stage_all() == store.repo.read_commit(base).tree:
-        worktree.settle(base)
+        worktree.settle(base, store.repo.layout.shared)
         return base
     with tempfile.TemporaryDirectory() as scratch:
         pending = Path(scratch) / "snapshot-id"
@@ -282,7 +282,7 @@ def _snapshot(store: SessionStore, worktree: "Worktree", base: str, turn: str) -
             "the post-commit hook did not record the snapshot",
             "check that the scratch worktree can run hooks",
         )
-    worktree.settle(snapshot)
+    worktree.settle(snapshot, store.repo.layout.shared)
     return snapshot
 
 

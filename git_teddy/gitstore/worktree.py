@@ -33,6 +33,7 @@ from pathlib import Path
 
 from git_teddy.errors import TeddyError, in_the_way
 from git_teddy.gitstore import locks, pool, runner, submodules
+from git_teddy.gitstore.permissions import Shared
 from git_teddy.gitstore.pool import LOCK_REASON
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.worktree_tree import add_all
@@ -129,11 +130,14 @@ class Worktree:
         """The submodules whose files the run changed: changes a snapshot cannot hold."""
         return submodules.changed(self.path, self.gitlinks, _hookless(self.no_hooks))
 
-    def settle(self, head: str) -> None:
+    def settle(self, head: str, shared: Shared) -> None:
         """Record that the worktree's files are what is staged and committed at `head` (its
-        HEAD): the next run moves it from there by the difference alone."""
+        HEAD): the next run moves it from there by the difference alone. `shared`: the mode
+        core.sharedRepository asks for."""
         with contextlib.suppress(OSError):  # unrecorded, the next run resets it whole
-            _settled(self.lock).write_text(f"{head}\n")
+            record = _settled(self.lock)
+            record.write_text(f"{head}\n")
+            shared.adjust(record)
 
     def commit_staged(self, message: str, hooks: Path, env: dict[str, str]) -> str:
         """Commit what is staged, unsigned, with the hooks of folder `hooks` (the pre-commit

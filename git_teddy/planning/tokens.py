@@ -6,7 +6,7 @@ label always says what was really used. tiktoken is imported only when a count m
 cache, so warm runs never pay for loading an encoding (nor a run that counts nothing: its
 label is the one recorded). A download that hung is not tried again for an hour (recorded
 with the counts); one that failed (no network) not for a day, recorded for every
-repository in the user's cache (`~/.cache/git-teddy/tokenizer-<name>.failed`). The threads
+repository beside tiktoken's cache (`<its cache>/git-teddy-<name>.failed`). The threads
 that load a tokenizer block SIGINT, so that Ctrl-C always reaches the main thread.
 """
 
@@ -67,10 +67,15 @@ def _without_sigint() -> None:
 
 
 def _failure_marker(name: str) -> Path:
-    """Where a failed download of `name` is remembered: the user's cache, every repository's."""
-    from git_teddy.gitstore.pool import cache_root
-
-    return cache_root("") / f"tokenizer-{name}.failed"
+    """Where a failed download of `name` is remembered, for every repository: beside the
+    files tiktoken would have downloaded (its cache folder, found as tiktoken finds it), so
+    that a file put there by hand is next to the record that it was missing."""
+    folder = (
+        os.environ.get("TIKTOKEN_CACHE_DIR")
+        or os.environ.get("DATA_GYM_CACHE_DIR")
+        or os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    )
+    return Path(folder) / f"git-teddy-{name}.failed"
 
 
 def _failed_recently(name: str, now: float) -> str | None:
