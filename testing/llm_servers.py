@@ -207,6 +207,18 @@ class ScriptedServer:
     def render(self, handler: _Handler, request: RecordedRequest, reply: ModelReply) -> None:
         raise NotImplementedError
 
+    def send_chunks(self, handler: _Handler, lines: list[str], delay: float) -> None:
+        """A chunked body, one chunk a line, `delay` seconds apart (cut short when the server
+        stops)."""
+        for line in lines:
+            data = line.encode()
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            handler.wfile.flush()
+            if delay and self.stopped.wait(delay):
+                handler.close_connection = True
+                return
+        handler.wfile.write(b"0\r\n\r\n")
+
     def start(self) -> "ScriptedServer":
         self._thread.start()
         return self
@@ -269,14 +281,7 @@ class OpenAIServer(ScriptedServer):
         if reply.keepalive:
             self._keep_alive(handler, lines[0], reply.keepalive)
             return
-        for line in lines:
-            data = line.encode()
-            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-            handler.wfile.flush()
-            if reply.chunk_delay and self.stopped.wait(reply.chunk_delay):
-                handler.close_connection = True
-                return
-        handler.wfile.write(b"0\r\n\r\n")
+        self.send_chunks(handler, lines, reply.chunk_delay)
 
     def _keep_alive(self, handler: _Handler, first: str, every: float) -> None:
         """The first event, then a server-sent-events comment every `every` seconds until
@@ -352,14 +357,8 @@ class AnthropicServer(ScriptedServer):
         handler.send_header("Content-Type", "text/event-stream")
         handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
-        for event in events:
-            data = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
-            handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-            handler.wfile.flush()
-            if reply.chunk_delay and self.stopped.wait(reply.chunk_delay):
-                handler.close_connection = True
-                return
-        handler.wfile.write(b"0\r\n\r\n")
+        lines = [f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events]
+        self.send_chunks(handler, lines, reply.chunk_delay)
 
 
 @pytest.fixture
