@@ -5,8 +5,10 @@ from pathlib import Path
 
 from testing.commands import Teddy, git
 from testing.plans import create, edit, plan_text
-from testing.repos import bare_remote
+from testing.repos import bare_remote, commit_files
 from testing.sessions import queue, report_of
+
+LONG = "".join(f"line {n}\n" for n in range(1, 21))  # a file to edit in one place
 
 
 def committing(repo: Path, env: dict, replies: Path, *actions: str) -> None:
@@ -75,15 +77,12 @@ def test_the_users_hooks_run_and_a_refusal_leaves_the_result_uncommitted(
 def test_a_result_merged_with_your_edits_of_its_files_is_not_committed(
     repo: Path, teddy: Teddy, env: dict, replies: Path
 ) -> None:
-    lines = "".join(f"line {n}\n" for n in range(1, 21))
-    (repo / "long.txt").write_text(lines)
-    git(repo, env, "add", "long.txt")
-    git(repo, env, "commit", "-q", "-m", "long")
+    commit_files(repo, env, {"long.txt": LONG})
     committing(repo, env, replies, edit("long.txt", "line 2\n", "line two\n"))
     before = head(repo, env)
     teddy.ok(repo, "new", "merged")
     teddy.ok(repo, "plan", "-m", "change it")
-    (repo / "long.txt").write_text(lines.replace("line 19\n", "line 19 by me\n"))
+    (repo / "long.txt").write_text(LONG.replace("line 19\n", "line 19 by me\n"))
     done = teddy.ok(repo, "execute", "-y")
     assert "not committed (teddy.autoCommit): it merged with your edits of long.txt" in done.stderr
     assert head(repo, env) == before

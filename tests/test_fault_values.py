@@ -84,6 +84,7 @@ def test_entry_problems_and_unparsable_python_pure() -> None:
     assert entry_problem("src/app.py") is None
     assert entry_problem("a/../../x") == "a/../../x leads outside the repository"
     assert entry_problem("C:/Windows") is not None
+    assert entry_problem("c:notes.txt") is None  # a legal file name on Linux
     assert entry_problem(".git/config") is not None
 
 

@@ -4,9 +4,13 @@ from pathlib import Path
 
 from testing.commands import Teddy, git
 from testing.plans import create, edit, plan_text
+from testing.repos import commit_files
 from testing.sessions import queue, three_turns
 
 EXIT_CONFLICTS = 7
+
+
+LONG = "".join(f"line {n}\n" for n in range(1, 21))  # a file to edit in one place
 
 
 def files_of(repo: Path) -> dict[str, bytes]:
@@ -90,10 +94,7 @@ def test_undo_with_nothing_applied_refuses_with_a_hint(
 def test_undo_keeps_your_later_edits_merging_like_stash_pop(
     repo: Path, teddy: Teddy, env: dict, replies: Path
 ) -> None:
-    lines = "".join(f"line {n}\n" for n in range(1, 21))
-    (repo / "long.txt").write_text(lines)
-    git(repo, env, "add", "long.txt")
-    git(repo, env, "commit", "-q", "-m", "long")
+    commit_files(repo, env, {"long.txt": LONG})
     queue(replies, plan_text(edit("long.txt", "line 2\n", "line 2 by the model\n")))
     teddy.ok(repo, "new", "merging")
     teddy.ok(repo, "plan", "-m", "change it")
@@ -105,7 +106,7 @@ def test_undo_keeps_your_later_edits_merging_like_stash_pop(
 
     undone = teddy.ok(repo, "undo")
     assert "(merged with your later edits)" in undone.stdout
-    assert (repo / "long.txt").read_text() == lines.replace("line 19\n", "line 19 by me\n")
+    assert (repo / "long.txt").read_text() == LONG.replace("line 19\n", "line 19 by me\n")
     assert (repo / "app.py").read_text() == "print('mine')\n"
 
 

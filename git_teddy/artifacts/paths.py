@@ -39,7 +39,7 @@ def entry_problem(rel: str) -> str | None:
     """Why a context entry can name no file of the repository (absolute, `..`, `.git`, too
     long), or None: such an entry, in a committed or fetched context file, is left out with
     this note instead of reaching git."""
-    if rel.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", rel):
+    if rel.startswith(("/", "\\")) or re.match(r"[A-Za-z]:[/\\]", rel):
         return f"{rel} is an absolute path; context entries are paths from the top"
     if ".." in re.split(r"[/\\]", rel):
         return f"{rel} leads outside the repository"
