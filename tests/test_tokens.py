@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,13 @@ def run_python(code: str, tmp_path: Path, extra: dict[str, str]) -> dict[str, An
     """Run `code` in a fresh interpreter with a sealed environment; it prints one JSON line."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    env = {"HOME": str(home), "PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8", **extra}
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", ""),
+        "LANG": "C.UTF-8",
+        "TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken-cache"),  # never the machine's own
+        **extra,
+    }
     proc = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )
@@ -291,6 +298,12 @@ def test_without_tiktoken_the_approximation_is_labelled(tmp_path: Path) -> None:
         "c = TokenCounter()\n"
         "print(json.dumps({'tokens': c.count('x' * 10), 'label': c.encoding_label}))\n"
     )
+    # A failed download recorded earlier (by this machine, with tiktoken then installed)
+    # must not hide the real reason now.
+    cache = tmp_path / "tiktoken-cache"
+    cache.mkdir()
+    record = {"time": time.time(), "why": "no network (connection refused)"}
+    (cache / "git-teddy-o200k_base.failed").write_text(json.dumps(record))
     result = run_python(code, tmp_path, {})
     assert result["tokens"] == 3
     assert result["label"].startswith("approximation: characters/4")

@@ -11,6 +11,7 @@ that load a tokenizer block SIGINT, so that Ctrl-C always reaches the main threa
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import signal
@@ -344,7 +345,9 @@ class TokenCounter:
         now = time.time()
         hung_at = self._cache()["hung"].get(self.requested)
         failed = _failed_recently(self.requested, now)
-        if isinstance(hung_at, (int, float)) and now - hung_at < RETRY_AFTER:
+        if importlib.util.find_spec("tiktoken") is None:  # a stale record must not say otherwise
+            self.load_error = NOT_INSTALLED
+        elif isinstance(hung_at, (int, float)) and now - hung_at < RETRY_AFTER:
             self.load_error = "its download hung recently"  # don't wait for it again yet
         elif failed is not None:
             self.load_error = f"its download failed recently: {failed}"  # nor try it again
