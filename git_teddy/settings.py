@@ -347,16 +347,19 @@ SUBAGENT_MODE = Choice(
 PROVIDER = Choice(
     "teddy.provider",
     "Who answers when a turn is planned: openai (any OpenAI-compatible endpoint), anthropic, "
-    "manual (the payload goes to a file and the clipboard, you paste the reply) or replay. "
-    "Unset: anthropic when ANTHROPIC_API_KEY is in the environment, else openai when "
-    "OPENAI_API_KEY is, else manual.",
-    ("openai", "anthropic", "manual", "replay"),
+    "manual (the payload goes to a file and the clipboard, you paste the reply), replay, or "
+    "llm (every model simonw's llm library and its plugins reach; `pip install "
+    "'git-teddy[llm]'`, then teddy.model is an llm model id or alias). Unset: anthropic "
+    "when ANTHROPIC_API_KEY is in the environment, else openai when OPENAI_API_KEY is, else "
+    "manual.",
+    ("openai", "anthropic", "manual", "replay", "llm"),
     "manual",
 )
 MODEL = Text(
     "teddy.model",
     "Model the openai and anthropic providers ask; unset: gpt-4.1 for openai, "
-    "claude-sonnet-4-5 for anthropic.",
+    "claude-sonnet-4-5 for anthropic. For the llm provider: an llm model id or alias "
+    "(`llm models`), unset: llm's default model.",
     "gpt-4.1",
 )
 _URL = r"https?://\S+"

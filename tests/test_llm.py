@@ -214,7 +214,7 @@ def test_the_provider_follows_the_key_found(
 
 def test_unknown_provider_and_the_default(tmp_path: Path) -> None:
     with pytest.raises(
-        TeddyError, match="must be openai, anthropic, manual or replay, not 'gemini'"
+        TeddyError, match="must be openai, anthropic, manual, replay or llm, not 'gemini'"
     ):
         provider_from_settings(
             settings(**{"teddy.provider": "gemini"}), tmp_path, {}, ui=ScriptedUI()

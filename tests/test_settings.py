@@ -270,14 +270,17 @@ def test_every_setting_is_declared_once_and_documented() -> None:
     assert "See the command that uses it" not in man
 
 
-def test_the_choices_are_the_ones_the_code_handles(tmp_path: Path) -> None:
+def test_the_choices_are_the_ones_the_code_handles(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert SUBAGENT_MODE.choices == get_args(SubagentMode)
     replies = tmp_path / "replies"
     replies.mkdir()
+    monkeypatch.setenv("LLM_USER_PATH", str(tmp_path / "llm"))  # llm's own folder, empty
     for choice in PROVIDER.choices:
         git_values = {
             "teddy.provider": [choice],
-            "teddy.model": ["m"],
+            "teddy.model": ["gpt-4o"],  # a model of llm's own OpenAI plugin too
             "teddy.replaydir": [str(replies)],
         }
         made = provider_from_settings(

@@ -39,7 +39,7 @@ def token_count(value: object) -> int | None:
 
 
 class Provider(Protocol):
-    name: str  # "openai" | "anthropic" | "manual" | "replay"
+    name: str  # "openai" | "anthropic" | "manual" | "replay" | "llm"
     model: str  # the model id, or "manual" / "replay"
 
     def complete(self, system: str, messages: list[ChatMessage]) -> Completion: ...

@@ -7,6 +7,7 @@ from pathlib import Path
 from git_teddy.llm.anthropic import ANTHROPIC_URL, API_VERSION, AnthropicProvider
 from git_teddy.llm.base import Provider, ProviderError
 from git_teddy.llm.http import Endpoint, HttpPolicy
+from git_teddy.llm.llmlib import llm_provider
 from git_teddy.llm.manual import ManualProvider
 from git_teddy.llm.openai import OPENAI_URL, OpenAIProvider
 from git_teddy.llm.replay import ReplayProvider
@@ -47,6 +48,8 @@ def provider_from_settings(
         return _anthropic(settings, env, ui)
     if name == "replay":
         return _replay(settings, derived_dir)
+    if name == "llm":
+        return llm_provider(settings, ui)
     return ManualProvider(derived_dir / "manual", ui)
 
 
