@@ -247,13 +247,15 @@ def test_list_rows_match_each_session(world: World) -> None:
         assert row["branches"] == ["main"]
 
     lines = teddy.ok(repo, "list").stdout.splitlines()
-    assert lines[0].split() == ["SESSION", "STATUS", "STARTED", "TURNS", "PARTICIPANTS"]
+    header = ["SESSION", "STATUS", "STARTED", "AUTHOR", "TURNS", "COST", "PARTICIPANTS"]
+    assert lines[0].split() == [*header, "TITLE"]
     alpha, _beta, _gamma, delta = sessions
-    assert lines[1].split()[:4] == [alpha.id, "active", alpha.started, "2"]
+    assert lines[1].split()[:6] == [alpha.id, "active", alpha.started, "Test", "Author", "2"]
     agents = ", ".join(dict.fromkeys(t.agent for t in alpha.turns))
-    assert lines[1].endswith(f"  {agents}")
+    assert f"  {agents}  " in lines[1]
     # ids sort; delta, made last, is this worktree's current session (`*`)
-    assert lines[3].split() == ["*", delta.id, "active", delta.started, "0", "-"]
+    started = ["*", delta.id, "active", delta.started, "Test", "Author", "0", "$0.0000", "-"]
+    assert lines[3].split() == [*started, "-"]
 
 
 def test_list_filters(world: World) -> None:

@@ -59,9 +59,10 @@ def test_each_worktree_executes_its_own_plan_into_its_own_files(
     assert turn_phases(repo, teddy, theirs) == [("01", "plan"), ("01", "report")]
 
     table = teddy.ok(repo, "list").stdout.splitlines()
-    assert table[0].split() == ["SESSION", "STATUS", "STARTED", "TURNS", "PARTICIPANTS", "WORKTREE"]
-    assert table[1].startswith(f"* {mine}  ") and table[1].endswith(f"  {repo}")
-    assert table[2].startswith(f"  {theirs}  ") and table[2].endswith(f"  {linked}")
+    header = ["SESSION", "STATUS", "STARTED", "AUTHOR", "TURNS", "COST", "PARTICIPANTS"]
+    assert table[0].split() == [*header, "WORKTREE", "TITLE"]
+    assert table[1].startswith(f"* {mine}  ") and f"  {repo}  " in table[1]
+    assert table[2].startswith(f"  {theirs}  ") and f"  {linked}  " in table[2]
     rows = listed(linked, teddy)
     assert (rows[mine]["current"], rows[theirs]["current"]) == (False, True)
     assert (rows[mine]["worktrees"], rows[theirs]["worktrees"]) == ([str(repo)], [str(linked)])

@@ -11,9 +11,10 @@ def test_list_text_and_empty(repo: Path, teddy: Teddy) -> None:
     assert json.loads(teddy.ok(repo, "list", "--json").stdout) == []
     teddy.ok(repo, "new", "one")
     lines = teddy.ok(repo, "list").stdout.splitlines()
-    assert lines[0].split() == ["SESSION", "STATUS", "STARTED", "TURNS"]
-    # `*`: this worktree's current session, as `git branch` marks HEAD
-    assert lines[1].split() == ["*", "20261126-one", "active", "2026-11-26T12:00:00+00:00", "0"]
+    assert lines[0].split() == ["SESSION", "STATUS", "STARTED", "AUTHOR", "TURNS", "COST", "TITLE"]
+    # `*`: this worktree's current session, as `git branch` marks HEAD; no turn, no title yet
+    started = ["20261126-one", "active", "2026-11-26T12:00:00+00:00", "Test", "Author", "0"]
+    assert lines[1].split() == ["*", *started, "$0.0000", "-"]
 
 
 def test_show_defaults_to_latest_and_accepts_prefixes(repo: Path, teddy: Teddy, env: dict) -> None:

@@ -77,6 +77,18 @@ def test_the_session_list_has_a_cost_column() -> None:
     assert "<td>1,200</td><td>$0.0125</td></tr>" in page
 
 
+def test_the_session_list_has_title_and_author_columns() -> None:
+    from git_teddy.index.rows import SessionRow
+    from git_teddy.review.listing import render_list
+
+    values = dict.fromkeys(SessionRow._fields, "")
+    values.update(id="x", status="paused", tokens=0, cost=0.0, turns=1)
+    titled = SessionRow(**values)._replace(title="Add <login>", author="Ann")  # type: ignore[arg-type]
+    page = render_list([titled], {}, 1)
+    assert "<th>session</th><th>title</th><th>author</th><th>status</th>" in page
+    assert '">x</a></td><td>Add &lt;login&gt;</td><td>Ann</td><td class="status-paused">' in page
+
+
 def test_a_turn_names_who_planned_it() -> None:
     authored = TurnPage(
         "01", "main", None, "dev", "gpt-4.1", "success", "do it", "# P\n", "", None, author="Ann"

@@ -105,8 +105,17 @@ def test_list_and_stats_count_a_subagents_turns_and_failures(
 
     (row,) = json.loads(teddy.ok(repo, "list", "--json").stdout)
     assert (row["turns"], row["executed"], row["failures"]) == (4, 4, 1)
+    assert (row["title"], row["author"]) == ("A plan", "Test Author")  # turn 01's plan title
     lines = teddy.ok(repo, "list").stdout.splitlines()
-    assert lines[1].split()[:5] == ["*", session, "completed", "2026-11-26T12:00:00+00:00", "4"]
+    assert lines[1].split()[:7] == [
+        "*",
+        session,
+        "completed",
+        "2026-11-26T12:00:00+00:00",
+        "Test",
+        "Author",
+        "4",
+    ]
 
     stats = json.loads(teddy.ok(repo, "stats", "--group-by", "agent", "--json").stdout)
     assert (stats["overall"]["turns"], stats["overall"]["failures"]) == (4, 1)

@@ -55,9 +55,9 @@ def check_name(option: str, value: str | None) -> None:
 def list_sessions(
     status: str | None, agent: str | None, channel: str | None, as_json: bool
 ) -> None:
-    """List sessions: id, status, start time, turns and participants; `*` marks this
-    worktree's current session (the one commands without -s work on), and WORKTREE names
-    the worktrees each session is current in.
+    """List sessions: id, status, start time, author, turns, cost, participants and title
+    (the first turn's); `*` marks this worktree's current session (the one commands without
+    -s work on), and WORKTREE names the worktrees each session is current in.
 
     Answered from the session index, brought up to date first (see `git teddy index`). The
     PARTICIPANTS column appears when a listed session has any; --json gives every figure."""

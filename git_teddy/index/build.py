@@ -35,6 +35,7 @@ class SessionFacts:
     base_snapshot: str | None
     root_time: str  # the start, for a log that does not say
     last_active: str
+    author: str = ""  # the first commit's author, "Name <email>"
 
 
 @dataclass
@@ -87,6 +88,8 @@ def build_rows(facts: SessionFacts, generation: int) -> tuple[SessionRow, list[A
         resume_point=_optional_str(meta.get("resume_point")) or last_turn(logs[0].turn_folders),
         tips=tips_cell(facts.tips),
         gen=generation,
+        title=min(phases, key=lambda p: p.turn).title if phases else "",  # turn 01 first
+        author=facts.author.partition(" <")[0],
     )
     return row, shares
 

@@ -47,6 +47,7 @@ def read_session(
         base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
         root_time=iso_time(root.timestamp, root.tz_offset),
         last_active=iso_time(last.timestamp, last.tz_offset),
+        author=root.author,
     )
 
 

@@ -34,6 +34,8 @@ class SessionRow(NamedTuple):
     resume_point: str | None  # the log's, else the current branch's last turn
     tips: str  # `branch=commit ...`: the branch tips the row was built from
     gen: int  # the index generation that last read this session
+    title: str = ""  # the first turn's title (its plan's), "" before any turn
+    author: str = ""  # who started it: the name of its first commit's author
 
 
 class AgentRow(NamedTuple):

@@ -31,6 +31,8 @@ def session_json(
         "started": row.started,
         "ended": row.ended,
         "channel": row.channel,
+        "title": row.title,
+        "author": row.author,
         "participants": row.participants.split(),
         "model": row.model,
         "turns": row.turns,
@@ -57,14 +59,14 @@ def table(rows: Sequence[Sequence[str]]) -> str:
 def list_table(
     rows: Sequence[SessionRow], idle: Collection[str] = (), worktrees: Worktrees = NO_WORKTREES
 ) -> str:
-    """SESSION STATUS STARTED TURNS, PARTICIPANTS when a listed session has any, WORKTREE
-    when one is current in some worktree; `*` marks this worktree's current session, as
-    `git branch` marks HEAD. A paused session's status says where it resumes, and `(idle)`
-    when it timed out."""
-    header = ["  SESSION", "STATUS", "STARTED", "TURNS"]
+    """SESSION STATUS STARTED AUTHOR TURNS COST, PARTICIPANTS when a listed session has any,
+    WORKTREE when one is current in some worktree, then TITLE (the first turn's); `*` marks
+    this worktree's current session, as `git branch` marks HEAD. A paused session's status
+    says where it resumes, and `(idle)` when it timed out."""
+    header = ["  SESSION", "STATUS", "STARTED", "AUTHOR", "TURNS", "COST"]
     cells = [[_marked(r.id, worktrees.mine), status_cell(r, r.id in idle)] for r in rows]
     for r, row_cells in zip(rows, cells, strict=True):
-        row_cells += [r.started, str(r.turns)]
+        row_cells += [r.started, r.author or "-", str(r.turns), cost_cell(r.cost, r.tokens)]
     if any(row.participants for row in rows):
         header.append("PARTICIPANTS")
         for r, row_cells in zip(rows, cells, strict=True):
@@ -73,6 +75,9 @@ def list_table(
         header.append("WORKTREE")
         for r, row_cells in zip(rows, cells, strict=True):
             row_cells.append(", ".join(worktrees.where.get(r.id, [])) or "-")
+    header.append("TITLE")
+    for r, row_cells in zip(rows, cells, strict=True):
+        row_cells.append(r.title or "-")
     return table([header, *cells])
 
 

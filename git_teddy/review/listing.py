@@ -21,8 +21,9 @@ def render_list(rows: Sequence[SessionRow], filters: dict[str, str], total: int)
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>git teddy sessions</title><style>{CSS}</style></head>\n<body><main>\n"
         f'<h1>Sessions</h1>{_form(filters)}<p class="figures">{shown}</p>'
-        '<table class="actions sessions"><tr><th>session</th><th>status</th><th>started</th>'
-        "<th>turns</th><th>participants</th><th>tokens</th><th>cost</th></tr>"
+        '<table class="actions sessions"><tr><th>session</th><th>title</th><th>author</th>'
+        "<th>status</th><th>started</th><th>turns</th><th>participants</th><th>tokens</th>"
+        "<th>cost</th></tr>"
         f"{lines}</table>{empty}\n</main></body></html>\n"
     )
 
@@ -31,7 +32,9 @@ def _row(row: SessionRow) -> str:
     link = f'<a href="/session/{quote(row.id)}">{escape(row.id)}</a>'
     agents = escape(row.participants.replace(" ", ", ") or "-")
     return (
-        f'<tr><td>{link}</td><td class="status-{escape(row.status)}">{escape(row.status)}</td>'
+        f"<tr><td>{link}</td><td>{escape(row.title or '-')}</td>"
+        f"<td>{escape(row.author or '-')}</td>"
+        f'<td class="status-{escape(row.status)}">{escape(row.status)}</td>'
         f"<td>{escape(row.started)}</td><td>{row.turns}</td><td>{agents}</td>"
         f"<td>{row.tokens:,}</td><td>{_cost(row.cost)}</td></tr>"
     )
