@@ -7,6 +7,7 @@ SESSION_FILE_LIMIT = 8 * 1024 * 1024
 
 SESSION_LOG = "session.md"
 SESSION_CONTEXT = "session.context"
+STEERING = "steering.yaml"  # the user's steering of the branch (artifacts/sessionlog/steering.py)
 SUBAGENTS_DIR = "subagents"  # subagents/<id>.md: an INVOKEd agent's own log
 
 # In each turn's folder (`01/`, `02-branch-01/`...):

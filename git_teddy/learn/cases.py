@@ -118,7 +118,7 @@ def correction(log: SessionLog, index: int, callout: Callout) -> Case | None:
     phase = log.phases[index]
     after = log.phases[index + 1] if index + 1 < len(log.phases) else None
     item = intervention(callout)
-    if item.kind == "message":
+    if item.kind in ("message", "steering"):
         return None
     if item.kind == "rejection":
         behaviour = f"Planned {inline_code(item.call or '')}"

@@ -30,6 +30,7 @@ from git_teddy.gitstore.secret_files import configured_globs, has_secret_content
 from git_teddy.planning.context import GLOB_CHARS, is_url, parse_context
 from git_teddy.planning.turn import next_turn_entries
 from git_teddy.session.claims import claim_session
+from git_teddy.session.steering import steering_file, typed
 from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
 
@@ -113,13 +114,18 @@ def _write_global(ws: Workspace, text: str) -> None:
     partial.replace(path)  # whole or not at all
 
 
+Steered = tuple[str, str]  # the command the user typed, what it did
+
+
 def _commit_session_context(
-    ws: Workspace, session: str, before: str, after: list[str], subject: str
+    ws: Workspace, session: str, before: str, after: list[str], subject: str, steered: Steered
 ) -> str:
+    """The session commit of an edit, its steering recorded for session.md's `[!user]`."""
     store = ws.store
     branch = store.current_branch(session)
     trailers = {"Teddy-Session": session, "Teddy-Phase": "context"}
     files = {SESSION_CONTEXT: rewrite(before, after).encode()}
+    files |= steering_file(store, session, branch, *steered)
     return store.commit_files(session, branch, files, subject, trailers)
 
 
@@ -149,7 +155,9 @@ def add_context(ws: Workspace, session: str, items: list[str], to_global: bool) 
         for entry in entries:
             after = add_entry(after, entry)
         subject = f"teddy: add {', '.join(entries)} to the session context"
-        commit = _commit_session_context(ws, session, text, after, subject)
+        did = f"added {', '.join(entries)} to the session's context"
+        steered = (typed("add", *entries), did)
+        commit = _commit_session_context(ws, session, text, after, subject, steered)
     return Edited(f"{SESSION_CONTEXT} of {session}", entries, commit)
 
 
@@ -186,5 +194,7 @@ def drop_context(ws: Workspace, session: str, items: list[str], from_global: boo
             kept = [e for e in after if e != entry]
             after = drop_entry(after, entry, matches(entry, [*given, *inclusions(kept)]))
         subject = f"teddy: drop {', '.join(entries)} from the session context"
-        commit = _commit_session_context(ws, session, text, after, subject)
+        did = f"dropped {', '.join(entries)} from the session's context"
+        steered = (typed("drop", *entries), did)
+        commit = _commit_session_context(ws, session, text, after, subject, steered)
     return Edited(f"{SESSION_CONTEXT} of {session}", entries, commit)

@@ -16,6 +16,7 @@ from git_teddy.artifacts.folder import (
     REPORT,
     SESSION_FILE_LIMIT,
     SESSION_LOG,
+    STEERING,
     SUBAGENTS_DIR,
     SYSTEM_PROMPT,
     TURN_RECORD,
@@ -26,6 +27,7 @@ from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version, build_log
 from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
+from git_teddy.artifacts.sessionlog.steering import parse_steering
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.artifacts.yamlio import Unreadable, load_yaml
 from git_teddy.gitstore import GitRepo
@@ -77,7 +79,8 @@ def session_log_files(
     except Unreadable:  # aliases or too large: rebuilt from the turns, its fields dropped
         old = {}
     turns = read_turns(repo, tree, cache)
-    built = build_log(_meta(old, updates, turns), turns, mode)
+    steering = parse_steering(repo.read_file(tree, STEERING))
+    built = build_log(_meta(old, updates, turns), turns, mode, steering)
     files = {SESSION_LOG: render_log(built.log).encode()}
     for session_id, log in built.subagents.items():
         files[f"{SUBAGENTS_DIR}/{session_id}.md"] = render_log(log).encode()

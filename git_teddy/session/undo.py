@@ -34,6 +34,7 @@ from git_teddy.gitstore.apply import (
 from git_teddy.gitstore.usercommit import is_pushed, uncommit
 from git_teddy.session.claims import claim_session
 from git_teddy.session.models import TurnCommit
+from git_teddy.session.steering import steering_file, typed
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
 from git_teddy.session.workspace import Workspace
 
@@ -192,9 +193,10 @@ def _undo_last(ws: Workspace, session: str) -> Undone:
         raise
     reached("undo.placed")
     trailers = {"Teddy-Session": session, "Teddy-Phase": UNDO_PHASE, UNDONE_TRAILER: applied.turn}
-    store.commit_files(
-        session, store.current_branch(session), {}, f"teddy: undo turn {applied.turn}", trailers
-    )
+    branch = store.current_branch(session)
+    did = f"put your files back as they were before turn {applied.turn} was applied"
+    steered = steering_file(store, session, branch, typed("undo"), did)
+    store.commit_files(session, branch, steered, f"teddy: undo turn {applied.turn}", trailers)
     notes = [note.line() for note in result.gitlinks]
     return Undone(
         session,

@@ -45,6 +45,7 @@ from git_teddy.artifacts.sessionlog.model import (
     call_line,
 )
 from git_teddy.artifacts.sessionlog.render import render_phase
+from git_teddy.artifacts.sessionlog.steering import Steering, with_steering
 from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks
 from git_teddy.artifacts.turn_record import TurnRecord
 
@@ -115,9 +116,15 @@ def cut(text: str, limit: int = SUMMARY_LIMIT) -> str:
 # ---- the log ----------------------------------------------------------------------------------
 
 
-def build_log(base: SessionMeta, turns: Sequence[TurnFiles], mode: SubagentMode) -> BuiltLog:
+def build_log(
+    base: SessionMeta,
+    turns: Sequence[TurnFiles],
+    mode: SubagentMode,
+    steering: Sequence[Steering] = (),
+) -> BuiltLog:
     """The log of a branch whose turns are `turns` (oldest first). `base` gives what the
-    turns cannot: id, start, status, channel, end, resume point."""
+    turns cannot: id, start, status, channel, end, resume point; `steering`, the user's
+    commands between turns, shown as `[!user]` callouts."""
     subagents: dict[str, SessionLog] = {}
     phases: list[Phase] = []
     entries: list[SubagentEntry] = []
@@ -134,7 +141,7 @@ def build_log(base: SessionMeta, turns: Sequence[TurnFiles], mode: SubagentMode)
                 subagents[sub.meta.session_id] = sub
         phases.append(phase)
     meta = base.model_copy(update={**_derived(turns), "subagents": entries})
-    return BuiltLog(SessionLog(meta=meta, phases=phases), subagents)
+    return BuiltLog(SessionLog(meta=meta, phases=with_steering(phases, steering)), subagents)
 
 
 def _segments(turns: Sequence[TurnFiles]) -> list[tuple[int, list[TurnFiles]]]:

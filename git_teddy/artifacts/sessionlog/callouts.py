@@ -9,7 +9,9 @@ generic (model.Callout); these are its contents:
   “title”` (the turn's message), `rejected `CALL`; it was not run` (a rejection's reason) or
   `answer to “question”; it became the next turn's message` (a reply the next turn was
   planned from; `; the next turn was planned from another message` when it was not, nothing
-  after the question while there is no next turn);
+  after the question while there is no next turn) or `the user steered the session: <what
+  it did>` (the words are then a command the user ran between turns: add, drop, undo,
+  restore, branch);
 - `[!error]`: title `Resolved in turn 03: <how>` or `Unresolved`; body: what failed, for a
   failed action `` `CALL` failed: <summary> `` then the last lines of its output;
 - `[!decision]`: body: the decision; among them `The user rejected `CALL` without a reason;
@@ -30,11 +32,12 @@ from git_teddy.artifacts.sessionlog.render import inline_code
 RESOLVED = re.compile(r"Resolved in turn (?P<turn>\S+?)(?:: (?P<how>.*))?")
 UNRESOLVED = "Unresolved"
 
-UserKind = Literal["message", "rejection", "reply"]
+UserKind = Literal["message", "rejection", "reply", "steering"]
 MemoDecision = Literal["approved", "rejected", "none"]  # the report's memos.decision
 
 _REJECTED = ("rejected ", "; it was not run")
 _ANSWER = ("answer to “", "”")
+_STEERED = "the user steered the session: "
 _ANSWER_USE = {  # whether the next turn was planned from the reply (None: no next turn yet)
     True: "; it became the next turn's message",
     False: "; the next turn was planned from another message",
@@ -89,9 +92,17 @@ def answered(question: str, used: bool | None) -> str:
     return f"{_ANSWER[0]}{question}{_ANSWER[1]}{_ANSWER_USE[used]}"
 
 
+def steered(did: str) -> str:
+    """How a command of the user's between turns (add, drop, undo, restore, branch) acted:
+    what it did (sessionlog/steering.py)."""
+    return f"{_STEERED}{did}"
+
+
 def read_acted_on(acted_on: str) -> tuple[UserKind, str | None]:
     """What the words were: the turn's message, a rejection's reason (with the rejected
-    call, None when it cannot be read), or a reply."""
+    call, None when it cannot be read), a reply, or a command that steered the session."""
+    if acted_on.startswith(_STEERED):
+        return "steering", None
     if acted_on.startswith(_REJECTED[0] + "`"):
         return "rejection", _leading_call(acted_on.removeprefix(_REJECTED[0]))
     if acted_on.startswith(_ANSWER[0]):

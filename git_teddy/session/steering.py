@@ -1,0 +1,30 @@
+"""Recording the user's steering (add, drop, undo, restore, branch) in a session branch's
+`steering.yaml`, which session.md shows as `[!user]` callouts (artifacts/sessionlog/steering.py):
+the file a steering command's session commit writes beside its own."""
+
+import shlex
+
+from git_teddy.artifacts.folder import STEERING
+from git_teddy.artifacts.names import is_turn_name, turn_depth
+from git_teddy.artifacts.sessionlog.steering import Steering, dump_steering, parse_steering
+from git_teddy.session.store import SessionStore
+
+
+def typed(*words: str) -> str:
+    """The command as the user could have typed it: `git teddy add 'a b.txt'`."""
+    return shlex.join(["git", "teddy", *words])
+
+
+def steering_file(
+    store: SessionStore, session: str, branch: str, command: str, did: str
+) -> dict[str, bytes]:
+    """`steering.yaml` of `branch` with one more entry: `command` did `did`, after the
+    branch's last turn (none: before its first)."""
+    tip = store.repo.read_ref(store.branch_ref(session, branch)) or store.branches(session)[branch]
+    tree = store.repo.read_commit(tip).tree
+    turns = [name for name in store.repo.folder_ids(tree) if is_turn_name(name)]
+    after = max(turns, key=lambda name: (turn_depth(name), name)) if turns else None
+    entries = parse_steering(store.repo.read_file(tree, STEERING))
+    time = store.now().isoformat(timespec="seconds")
+    entries.append(Steering(command=command, did=did, after=after, time=time))
+    return {STEERING: dump_steering(entries).encode()}
