@@ -1,4 +1,4 @@
-"""Issue 28 item 8: the user's steering between turns (add, drop, undo) is recorded in
+"""Issue 28 item 8: the user's steering between turns (add, drop, undo, restore) is recorded in
 session.md as `[!user]` callouts, the command quoted and what it did, in the phase of the
 turn it came after; `show` and the review page show them; `learn` does not take them for
 corrections. The real executable, the replay provider."""
@@ -24,19 +24,21 @@ def test_add_drop_and_undo_are_user_callouts_in_the_log_show_and_page(
     teddy.ok(repo, "execute", "-y")
     teddy.ok(repo, "drop", "README.md")
     teddy.ok(repo, "undo")
+    teddy.ok(repo, "restore", "01")
 
     text = git(repo, env, "show", f"teddy/{session}/main:session.md")
     added = '> "git teddy add README.md" - the user steered the session: added README.md to'
     dropped = '> "git teddy drop README.md" - the user steered the session: dropped README.md'
     undone = '> "git teddy undo" - the user steered the session: put your files back as they'
-    for line in (added, dropped, undone):
+    restored = '> "git teddy restore 01" - the user steered the session: put your files as turn'
+    for line in (added, dropped, undone, restored):
         assert line in text, text
     assert text.index(added) < text.index('"Add login"') < text.index(dropped)
-    assert text.index(dropped) < text.index(undone)
+    assert text.index(dropped) < text.index(undone) < text.index(restored)
 
     (phase,) = parse_log(text).phases
     kinds = [item.kind for item in interventions(phase)]
-    assert kinds == ["steering", "message", "steering", "steering"]
+    assert kinds == ["steering", "message", "steering", "steering", "steering"]
 
     shown = teddy.ok(repo, "show", session).stdout
     assert "git teddy drop README.md" in shown and "git teddy undo" in shown

@@ -9,6 +9,7 @@ by hand, or put back from one of their saved states): it is only overwritten or 
 names the saved state, so the next command tells the user about it if this one was killed.
 """
 
+import contextlib
 import re
 import shlex
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import base_snapshot
-from git_teddy.errors import TeddyError
+from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.apply import CannotApply, Change, apply_to_worktree, tree_changes
@@ -24,6 +25,7 @@ from git_teddy.gitstore.layout import Placing
 from git_teddy.printable import quote_path
 from git_teddy.session.current import NoCurrentSession
 from git_teddy.session.models import iso_time
+from git_teddy.session.steering import steering_file, typed
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
 from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
@@ -263,9 +265,25 @@ def restore_turn(ws: Workspace, spec: str, session: str | None, force: bool) -> 
     branch = ws.store.continue_after(ref) if ref else None
     turn = ref.turn if ref else None
     fork = turn if ref and branch is None else None
+    what = f"turn {turn}'s result" if turn else f"snapshot {spec}"
+    _record_steering(ws, session_id, spec, f"put your files as {what}, yours saved first")
     return Restored(
         session_id, target, placed.saved, turn, branch, fork, placed.changed, placed.notes
     )
+
+
+def _record_steering(ws: Workspace, session: str, spec: str, did: str) -> None:
+    """The restore in the session's log (a `[!user]` callout), on the branch it continues
+    on when that branch is the user's own (a fetched session is only read). A commit that
+    races another is left out: the files are restored, only the note is missing."""
+    store = ws.store
+    branch = store.current_branch(session)
+    if store.repo.read_ref(store.branch_ref(session, branch)) is None:
+        return
+    files = steering_file(store, session, branch, typed("restore", spec), did)
+    trailers = {"Teddy-Session": session, "Teddy-Phase": "restore"}
+    with contextlib.suppress(ConcurrentUpdateError):
+        store.commit_files(session, branch, files, f"teddy: restore {spec}", trailers)
 
 
 def saved_states(store: SessionStore, session: str) -> list[SavedState]:
