@@ -1,4 +1,4 @@
-"""Issue 28 item 8: the user's steering between turns (add, drop, undo, restore) is recorded in
+"""Issue 28 item 8: the user's steering between turns (add, drop, undo, restore, branch) is recorded in
 session.md as `[!user]` callouts, the command quoted and what it did, in the phase of the
 turn it came after; `show` and the review page show them; `learn` does not take them for
 corrections. The real executable, the replay provider."""
@@ -46,6 +46,17 @@ def test_add_drop_and_undo_are_user_callouts_in_the_log_show_and_page(
     assert "git teddy drop README.md" in page and "callout-user" in page
     learned = teddy.ok(repo, "learn", session).stdout
     assert "git teddy drop" not in learned  # steering is no correction
+
+    queue(replies, plan_text(create("jwt.py", "jwt\n")))
+    said = teddy.ok(repo, "branch", "01", "-m", "Use JWT instead").stdout
+    branch = said.split("branch ", 1)[1].split()[0]
+    other = git(repo, env, "show", f"teddy/{session}/{branch}:session.md")
+    started = (
+        "> \"git teddy branch 01 -m 'Use JWT instead'\" - the user steered the session: "
+        f"started conversation branch {branch}, an alternative to turn 01"
+    )
+    assert started in other and other.index(started) < other.index('"Use JWT instead" -')
+    assert started not in git(repo, env, "show", f"teddy/{session}/main:session.md")
 
 
 def test_steering_is_placed_after_its_turn_and_damaged_entries_are_left_out() -> None:

@@ -323,6 +323,7 @@ def branch(
     from git_teddy.cli.terminal import TerminalUI
     from git_teddy.planning.turn import plan_turn
     from git_teddy.session.restore import place_snapshot, restore_command, told_saved_state
+    from git_teddy.session.steering import record_branch
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
@@ -357,6 +358,7 @@ def branch(
         alternative_to=original,
     )
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
+    record_branch(ws, ref.session, name, planned.record.turn, ref.turn, message)
     title = printable(planned.plan.title, one_line=True)
     click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {title}")
     click.echo("next: git teddy execute", err=True)
