@@ -1,7 +1,7 @@
-"""Issue 28 item 8: the user's steering between turns (add, drop, undo, restore, branch) is recorded in
-session.md as `[!user]` callouts, the command quoted and what it did, in the phase of the
-turn it came after; `show` and the review page show them; `learn` does not take them for
-corrections. The real executable, the replay provider."""
+"""Issue 28 item 8: the user's steering between turns (add, drop, undo, restore, branch)
+is recorded in session.md as `[!user]` callouts, the command quoted and what it did, in the
+phase of the turn it came after; `show` and the review page show them; `learn` does not
+take them for corrections. The real executable, the replay provider."""
 
 from pathlib import Path
 
