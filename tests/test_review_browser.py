@@ -20,7 +20,10 @@ from typing import Any
 import pytest
 import requests
 
+from testing.commands import Teddy
+from testing.plans import create, plan_text
 from testing.session_story import Story
+from testing.sessions import queue
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -162,3 +165,37 @@ def test_expand_all_runs_its_script_and_a_screenshot_is_kept(loaded: Browser) ->
     target = ARTIFACTS / "review-export.png"
     target.write_bytes(png)
     assert os.path.getsize(target) == len(png)
+
+
+def test_a_steered_session_reads_like_a_pull_request(
+    browser: Browser, repo: Path, teddy: Teddy, replies: Path, tmp_path: Path
+) -> None:
+    """Issue 28 item 8 in the browser: the user's steering shown as callouts, the whole
+    session's "Files changed" with line numbers and a per-file collapse, the plan rendered
+    and closed, each turn's author, agent and model."""
+    queue(replies, plan_text(create("login.py", "def login():\n    return 'ok'\n")))
+    session = teddy.ok(repo, "new", "steered-page").stdout.strip()
+    teddy.ok(repo, "plan", "-m", "Add login")
+    teddy.ok(repo, "execute", "-y")
+    teddy.ok(repo, "add", "README.md")
+    teddy.ok(repo, "undo")
+    page = tmp_path / "steered.html"
+    teddy.ok(repo, "export", session, "--html", str(page))
+    browser.call("POST", "/url", {"url": page.as_uri()})
+
+    said = browser.run(
+        "return [...document.querySelectorAll('.callout-user')]"
+        ".filter(c => c.checkVisibility()).map(c => c.innerText)"
+    )
+    assert any("git teddy add README.md" in text for text in said), said
+    assert any("git teddy undo" in text for text in said), said
+    files = "document.querySelector('#files-changed ~ .diff details.file-diff')"
+    assert browser.run(f"return {files}.open") is True
+    gutters = f"return [...{files}.querySelectorAll('.add .ln')].map(n => n.innerText)"
+    assert browser.run(gutters) == ["", "1", "", "2"]  # login.py's new lines: old side, new
+    browser.click(browser.find("#files-changed ~ .diff details.file-diff > summary"))
+    assert browser.run(f"return {files}.open") is False  # collapsed by its header
+    assert browser.run("return document.querySelector('details.plan').open") is False
+    figures = browser.run("return document.querySelector('section.turn .figures').innerText")
+    assert figures.startswith("by Test Author · agent dev")
+    assert [e for e in browser.console() if e.get("level") == "SEVERE"] == []
