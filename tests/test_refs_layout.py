@@ -82,9 +82,11 @@ def test_refs_stay_two_however_many_turns_and_snapshots(
     assert counts == sorted(set(counts)) and counts[-1] >= 9  # base + 2 a turn, growing
     kept = kept_snapshots(repo, env, session)
     assert len(kept) > counts[-1] and len(set(kept)) == len(kept)
-    # `git log` of the branch reads as the turns: no snapshot, no keep commit in it.
+    # `git log` of the branch reads as the turns and the user's steering (the restore, for
+    # session.md's [!user] callout): no snapshot, no keep commit in it.
     subjects = git(repo, env, "log", "--format=%s", f"teddy/{session}/main").splitlines()
-    assert len(subjects) == 9 and not [s for s in subjects if s.startswith(SNAPSHOT_SUBJECTS)]
+    assert len(subjects) == 10 and subjects[0] == "teddy: restore 01"
+    assert not [s for s in subjects if s.startswith(SNAPSHOT_SUBJECTS)]
     assert not [s for s in subjects if s.startswith("teddy: keep snapshots")]
     # The keep commit has each snapshot among its ancestors.
     ancestry = set(git(repo, env, "rev-list", f"refs/teddy/keep/{session}").split())
