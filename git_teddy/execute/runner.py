@@ -315,6 +315,8 @@ def _apply(
         if refused.hint:
             ui.progress(f"hint: {refused.hint}")
         return None, user_state, f"not applied: {refused.message}"
+    if result.merged:  # blobs no result holds: the commit hook names the turn by this record
+        ws.repo.layout.note_applied_by(result.written_blobs, turn.session, turn.turn, snapshot)
     for note in result.gitlinks:
         ui.progress(note.line())
     if result.conflicts:  # applied where it merged; the rest is the user's to resolve

@@ -70,6 +70,7 @@ class ApplyResult:
     merged: bool  # the user had changed files too: the result is a three-way merge
     gitlinks: list[GitlinkNote] = field(default_factory=list)
     kept_yours: list[str] = field(default_factory=list)  # conflicts that hold no markers
+    written_blobs: list[str] = field(default_factory=list)  # what went into the files
 
 
 @dataclass(frozen=True)
@@ -464,4 +465,5 @@ def apply_to_worktree(
     checkout_blobs(repo.toplevel, repo.layout.scratch, written)
     files = [c.path for c in changes if not (c.old_gitlink or c.new_gitlink)]
     notes = _gitlink_notes(repo, changes)
-    return ApplyResult(True, files, sorted([*conflicts, *kept]), merged, notes, kept)
+    blobs = [entry.blob for entry in written]
+    return ApplyResult(True, files, sorted([*conflicts, *kept]), merged, notes, kept, blobs)
