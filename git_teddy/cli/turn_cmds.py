@@ -140,12 +140,12 @@ def execute(session: str | None, yes: bool) -> int:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
     the report, apply the result to your working tree as uncommitted changes.
 
-    Exit status: 0 done; 4 an action failed; 5 you quit at an approval; 6 the result was
+    Exit status: 0 done (also when teddy.apply kept the result unapplied); 4 an action failed; 5 you quit at an approval; 6 the result was
     kept but not applied: it would write into a submodule or over a file no snapshot has;
     7 applied where it merged with your edits, conflicts left to resolve (1: refused,
     nothing done)."""
     from git_teddy.cli.terminal import execute_ui
-    from git_teddy.execute.runner import execute_turn, find_pending
+    from git_teddy.execute.runner import NOT_APPLIED_BY_CHOICE, execute_turn, find_pending
 
     ws = open_workspace()
     session_id = session_for(ws, session)
@@ -163,7 +163,8 @@ def execute(session: str | None, yes: bool) -> int:
             _show_conflicts(result.apply, result.turn.turn, result.user_state, summary.snapshot)
     else:
         click.echo(f"result: {summary.applied}")
-    refused = str(summary.applied).startswith("not applied")  # it could not be served
+    applied = str(summary.applied)  # "not applied: ..." could not be served; a choice is no failure
+    refused = applied.startswith("not applied") and applied != NOT_APPLIED_BY_CHOICE
     conflicts = bool(result.apply and result.apply.conflicts)
     return execute_exit_code(summary.status, refused, conflicts)
 
