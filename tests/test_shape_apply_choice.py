@@ -29,4 +29,3 @@ def test_apply_never_writes_approved_memos_and_exits_0(
     report = report_of(repo, env, session)
     assert report["memos"]["decision"] == "approved"
     assert report["run_summary"]["applied"] == "not applied (teddy.apply)"
-

@@ -140,10 +140,10 @@ def execute(session: str | None, yes: bool) -> int:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
     the report, apply the result to your working tree as uncommitted changes.
 
-    Exit status: 0 done (also when teddy.apply kept the result unapplied); 4 an action failed; 5 you quit at an approval; 6 the result was
-    kept but not applied: it would write into a submodule or over a file no snapshot has;
-    7 applied where it merged with your edits, conflicts left to resolve (1: refused,
-    nothing done)."""
+    Exit status: 0 done (also when teddy.apply kept the result unapplied); 4 an action
+    failed; 5 you quit at an approval; 6 the result was kept but not applied: it would
+    write into a submodule or over a file no snapshot has; 7 applied where it merged with
+    your edits, conflicts left to resolve (1: refused, nothing done)."""
     from git_teddy.cli.terminal import execute_ui
     from git_teddy.execute.runner import NOT_APPLIED_BY_CHOICE, execute_turn, find_pending
 
