@@ -117,3 +117,25 @@ def test_the_commit_hook_reads_the_ref_prefix_when_it_runs(
     result = run(["git", "commit", "-qm", "add x"], repo, env, check=True)
     assert "warning" not in result.stderr
     assert trailers(repo, env)[:2] == [f"Teddy-Session: {session}", "Teddy-Turn: 01"]
+
+
+def test_the_session_records_the_commit_that_took_each_result(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    teddy.ok(repo, "hooks", "install")
+    session = start(repo, teddy, create("x.txt", "x\n"))
+    teddy.ok(repo, "execute", "-y")
+    git(repo, env, "add", "x.txt")
+    git(repo, env, "commit", "-qm", "add x")
+    mine = git(repo, env, "rev-parse", "HEAD").strip()
+    assert "landed in" not in teddy.ok(repo, "show").stdout  # not recorded until then
+    next_plan(repo, teddy, create("y.txt", "y\n"))  # the session's next commit records it
+    assert git(repo, env, "rev-parse", "HEAD").strip() == mine  # the user's commit untouched
+    tip = f"teddy/{session}/main"
+    assert f"Teddy-Landed: 01 {mine}" in git(repo, env, "log", "-1", "--format=%B", tip)
+    assert f"turn 01 landed in {mine[:10]}" in teddy.ok(repo, "show").stdout
+    assert f"turn 01 landed in {mine[:10]}" in teddy.ok(repo, "log").stdout
+    # Recorded once: later commits of the session do not say it again.
+    teddy.ok(repo, "execute", "-y")
+    assert "Teddy-Landed" not in git(repo, env, "log", "-1", "--format=%B", tip)
+    assert teddy.ok(repo, "show").stdout.count("landed in") == 1

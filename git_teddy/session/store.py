@@ -44,13 +44,16 @@ from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.changes import CutBlob
+from git_teddy.gitstore.landing import commits_taking
 from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.repo import RefInTheWay
 from git_teddy.session import current, keep
 from git_teddy.session.models import (
+    LANDED_TRAILER,
     SessionSummary,
     TurnCommit,
     iso_time,
+    landings_value,
     turn_commit_from_message,
 )
 from git_teddy.session.refnames import (
@@ -358,8 +361,14 @@ class SessionStore:
         """One entry per turn: its latest commit (the report once executed, else the plan).
         `commits`: the session's turn_commits when the caller has them already."""
         latest: dict[str, TurnCommit] = {}
+        landed: dict[str, list[str]] = {}
         for commit in self.turn_commits(session) if commits is None else commits:
             latest[commit.turn] = commit
+            for turn, taken in commit.landings.items():
+                landed.setdefault(turn, []).extend(t for t in taken if t not in landed[turn])
+        for turn, taken in landed.items():
+            if turn in latest:
+                latest[turn] = latest[turn].model_copy(update={"landed_in": taken})
         return sorted(
             latest.values(),
             key=lambda c: (turn_depth(c.turn), c.branch != MAIN_BRANCH, c.turn),
@@ -480,6 +489,9 @@ class SessionStore:
             raise ConcurrentUpdateError(
                 f"another commit reached {ref} first", "run your command again"
             )
+        landings = self._new_landings(session)
+        if landings:
+            trailers = {**trailers, LANDED_TRAILER: landings_value(landings)}
         tree = self.repo.write_tree(self.repo.read_commit(tip).tree, files)
         log_files, log_findings = redact_files(self.write_log(tree, log_updates or {}))
         tree = self.repo.write_tree(tree, log_files)
@@ -489,6 +501,23 @@ class SessionStore:
         commit = self.repo.write_session_commit(tree, [tip], format_message(subject, trailers))
         self._update_ref(ref, commit, local, subject)
         return commit
+
+    def _new_landings(self, session: str) -> dict[str, list[str]]:
+        """turn -> the user's commits that took its result (their `Teddy-Snapshot` trailer,
+        added by the commit hook), for the turns no commit of the session records yet:
+        recorded by the session's next commit, never by rewriting the user's (issue 26)."""
+        commits = self.turn_commits(session)
+        landed = {turn for c in commits for turn in c.landings}
+        waiting = {
+            c.snapshot: c
+            for c in commits
+            if c.phase == "report" and c.snapshot and c.turn not in landed
+        }
+        if not waiting:
+            return {}
+        since = min(c.time for c in waiting.values())
+        found = commits_taking(waiting, since, self.prefix, self.repo.cwd)
+        return {waiting[snapshot].turn: taken for snapshot, taken in found.items()}
 
     def create_branch(self, ref: TurnRef) -> str:
         """A conversation branch that is an alternative to `ref`'s turn: it starts where that
