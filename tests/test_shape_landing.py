@@ -139,3 +139,16 @@ def test_the_session_records_the_commit_that_took_each_result(
     teddy.ok(repo, "execute", "-y")
     assert "Teddy-Landed" not in git(repo, env, "log", "-1", "--format=%B", tip)
     assert teddy.ok(repo, "show").stdout.count("landed in") == 1
+
+
+def test_an_auto_committed_result_is_recorded_as_landed(
+    repo: Path, teddy: Teddy, env: dict[str, str]
+) -> None:
+    git(repo, env, "config", "teddy.autoCommit", "true")
+    session = start(repo, teddy, create("x.txt", "x\n"))
+    teddy.ok(repo, "execute", "-y")
+    commit = git(repo, env, "rev-parse", "HEAD").strip()
+    snapshot = report_of(repo, env, session)["run_summary"]["snapshot"]
+    assert f"Teddy-Snapshot: {snapshot}" in trailers(repo, env)
+    teddy.ok(repo, "pause")  # a session commit
+    assert f"turn 01 landed in {commit[:10]}" in teddy.ok(repo, "log").stdout

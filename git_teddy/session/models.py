@@ -28,14 +28,13 @@ class TurnCommit(BaseModel):
     cost: float | None
     commit: str
     time: str
-    # The user's commits that took turns' results, recorded by this commit (its
-    # `Teddy-Landed` trailer: `01 <commit>, 02 <commit>`): turn -> commits.
-    landings: dict[str, list[str]] = {}
     # The user's commits that took this turn's result, whichever later commit recorded them
     # (SessionStore.turns fills it in).
     landed_in: list[str] = []
 
 
+# On a session commit: the user's commits that took turns' results, not recorded before
+# (`01 <commit>, 02 <commit>`; SessionStore.landings).
 LANDED_TRAILER = "Teddy-Landed"
 
 
@@ -106,5 +105,4 @@ def turn_commit_from_message(message: str, commit: str, time: str) -> TurnCommit
         cost=_number(trailers.get("Teddy-Cost"), float),
         commit=commit,
         time=time,
-        landings=parse_landings(trailers.get(LANDED_TRAILER)),
     )

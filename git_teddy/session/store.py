@@ -54,6 +54,7 @@ from git_teddy.session.models import (
     TurnCommit,
     iso_time,
     landings_value,
+    parse_landings,
     turn_commit_from_message,
 )
 from git_teddy.session.refnames import (
@@ -361,12 +362,9 @@ class SessionStore:
         """One entry per turn: its latest commit (the report once executed, else the plan).
         `commits`: the session's turn_commits when the caller has them already."""
         latest: dict[str, TurnCommit] = {}
-        landed: dict[str, list[str]] = {}
         for commit in self.turn_commits(session) if commits is None else commits:
             latest[commit.turn] = commit
-            for turn, taken in commit.landings.items():
-                landed.setdefault(turn, []).extend(t for t in taken if t not in landed[turn])
-        for turn, taken in landed.items():
+        for turn, taken in self.landings(session).items():
             if turn in latest:
                 latest[turn] = latest[turn].model_copy(update={"landed_in": taken})
         return sorted(
@@ -502,12 +500,28 @@ class SessionStore:
         self._update_ref(ref, commit, local, subject)
         return commit
 
+    def landings(self, session: str) -> dict[str, list[str]]:
+        """turn -> the user's commits that took its result, as the session's commits record
+        them (`Teddy-Landed`, on whichever commit came next: a plan, a report, a status)."""
+        landed: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for tip in self.branches(session).values():
+            for info in self.repo.first_parent_history(tip):
+                if info.sha in seen:
+                    break
+                seen.add(info.sha)
+                value = parse_trailers(info.message).get(LANDED_TRAILER)
+                for turn, taken in parse_landings(value).items():
+                    known = landed.setdefault(turn, [])
+                    known.extend(c for c in taken if c not in known)
+        return landed
+
     def _new_landings(self, session: str) -> dict[str, list[str]]:
         """turn -> the user's commits that took its result (their `Teddy-Snapshot` trailer,
         added by the commit hook), for the turns no commit of the session records yet:
         recorded by the session's next commit, never by rewriting the user's (issue 26)."""
         commits = self.turn_commits(session)
-        landed = {turn for c in commits for turn in c.landings}
+        landed = self.landings(session)
         waiting = {
             c.snapshot: c
             for c in commits
