@@ -135,6 +135,7 @@ def test_the_session_records_the_commit_that_took_each_result(
     assert f"Teddy-Landed: 01 {mine}" in git(repo, env, "log", "-1", "--format=%B", tip)
     assert f"turn 01 landed in {mine[:10]}" in teddy.ok(repo, "show").stdout
     assert f"turn 01 landed in {mine[:10]}" in teddy.ok(repo, "log").stdout
+    assert f"landed in {mine[:10]}" in teddy.ok(repo, "export", "--html", "-").stdout
     # Recorded once: later commits of the session do not say it again.
     teddy.ok(repo, "execute", "-y")
     assert "Teddy-Landed" not in git(repo, env, "log", "-1", "--format=%B", tip)

@@ -96,6 +96,7 @@ def _turn(
         diff=change[0],
         diff_note=change[1],
         author=author,
+        landed_in=tuple(commit.landed_in),
     )
 
 
