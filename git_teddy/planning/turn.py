@@ -64,6 +64,7 @@ from git_teddy.planning.context import (
     merge,
     next_turn_context,
     parse_context,
+    recorded_urls,
     render_context,
     render_context_log,
     render_user_payload,
@@ -299,6 +300,7 @@ def gather_inputs(
     message: str = "",
     replaced: TurnRecord | None = None,
     ui: UI | None = None,
+    recorded: dict[str, Resource] | None = None,
 ) -> TurnInputs:
     """`turn_context` replaces the layer the previous turn would give, and `replaced` names
     the turn whose agent plans again (both for a conversation branch); `message` (the
@@ -306,7 +308,8 @@ def gather_inputs(
     invoked agent starts on the handoff resources (spec 004 5.7): neither the invoker's
     turn layer nor its history is carried over; the project's and the session's layers,
     which every agent of the session shares, stay. A URL is fetched only once approved for
-    the session; `ui` is asked about the others (none: they are left out with a note)."""
+    the session; `ui` is asked about the others (none: they are left out with a note).
+    `recorded`: the pages the replaced turn got (a conversation branch), used as they were."""
     repo, store = ws.repo, ws.store
     tree = repo.read_commit(base).tree
     previous_entries, report = _previous_layer(ws, session, branch)
@@ -343,6 +346,8 @@ def gather_inputs(
     gate = UrlGate.of(repo.layout, session, ui)
 
     def resource(name: str) -> Resource:
+        if is_url(name) and recorded and name in recorded:
+            return recorded[name]  # the replaced turn's page: the same context, no fetch
         if is_url(name):
             return _url_resource(ws, name, counter, gate, _source(name, layers))
         if is_session_ref(name):
@@ -584,6 +589,9 @@ def _plan_on(
         message=message,
         replaced=original,
         ui=ui,
+        recorded=recorded_urls(
+            (alternative_to or {}).get(CONTEXT_LOG, b"").decode("utf-8", "replace")
+        ),
     )
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
