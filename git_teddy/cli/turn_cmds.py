@@ -15,7 +15,7 @@ from git_teddy.errors import (
     EXIT_TURN_FAILED,
     EXIT_TURN_STOPPED,
 )
-from git_teddy.printable import json_printable, printable
+from git_teddy.printable import json_printable, printable, quote_path
 from git_teddy.session.workspace import open_workspace
 
 if TYPE_CHECKING:
@@ -160,7 +160,9 @@ def execute(session: str | None, yes: bool) -> int:
         click.echo(f"{how}: {len(result.apply.changed_paths)} file(s) changed in your working tree")
         click.echo(f"to undo: {undo_command(session_id if session else None)}", err=True)
         if result.apply.conflicts:
-            _show_conflicts(result.apply, result.turn.turn, result.user_state, summary.snapshot)
+            quotes = ws.repo.quotes_paths()
+            states = (result.user_state, summary.snapshot)
+            _show_conflicts(result.apply, result.turn.turn, states, quotes)
     else:
         click.echo(f"result: {summary.applied}")
     applied = str(summary.applied)  # "not applied: ..." could not be served; a choice is no failure
@@ -187,15 +189,18 @@ def discard(session: str | None) -> None:
 
 
 def _show_conflicts(
-    applied: "ApplyResult", turn: str, user_state: str | None, snapshot: str | None
+    applied: "ApplyResult", turn: str, states: tuple[str | None, str | None], quotes: bool
 ) -> None:
-    """Which files conflict and how, as `git stash pop` says it, and the way back."""
-    marked = [path for path in applied.conflicts if path not in applied.kept_yours]
+    """Which files conflict and how, as `git stash pop` says it, and the way back; file
+    names quoted as git quotes them (core.quotePath: `quotes`)."""
+    user_state, snapshot = states
+    marked = [quote_path(p, quotes) for p in applied.conflicts if p not in applied.kept_yours]
     if marked:
         click.echo(f"conflicts (markers: yours / turn {turn}) in: {', '.join(marked)}")
     for path in applied.kept_yours:
-        theirs = f"git show {snapshot}:{path}"
-        click.echo(f"conflict in {path}: your version is kept; the turn's: {theirs}")
+        theirs = f"git show {shlex.quote(f'{snapshot}:{path}')}"
+        shown = quote_path(path, quotes)
+        click.echo(f"conflict in {shown}: your version is kept; the turn's: {theirs}")
     if user_state:
         back = f"git teddy restore {user_state[:12]}"
         click.echo(f"resolve them and carry on; to undo the whole apply: {back}", err=True)
