@@ -94,3 +94,17 @@ def test_file_names_in_a_refused_apply_are_quoted_as_git_quotes_them(
     assert lines and 'would replace "d/bad\\nname.log", which is in no snapshot' in lines[0]
     assert 'hint: move "d/bad\\nname.log" out of the way' in kept.stderr, kept.stderr
     assert (repo / "d" / "bad\nname.log").read_text() == "ignored, yours\n"
+
+
+def test_file_names_in_blames_refusals_are_quoted_as_git_quotes_them(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    (repo / "we\nird.txt").write_text("one line\n")
+    git(repo, env, "add", ".")
+    git(repo, env, "commit", "-qm", "an odd name")
+    start(repo, teddy, create("a.txt", "a\n"))
+    for args in (["we\nird.txt:9"], ["gone\nfile.txt"]):
+        refused = teddy.exits(1, repo, "blame", *args)
+        lines = refused.stderr.splitlines()
+        assert all(line.startswith(("error: ", "hint: ")) for line in lines), refused.stderr
+        assert '"we\\nird.txt" has no line 9' in lines[0] or '"gone\\nfile.txt"' in lines[0]
