@@ -13,7 +13,8 @@ pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remot
   where `git teddy push` puts it on a remote (`refs/<prefix>sessions/...`);
 - or, under any other name or a tag, a session commit (its `Teddy-Session` and
   `Teddy-Phase` trailers) or a snapshot (its subject, SNAPSHOT_SUBJECTS). The user's own
-  commits of an applied turn carry `Teddy-Session` alone: they are the project's history.
+  commits of an applied turn carry `Teddy-Session`, `Teddy-Turn` and `Teddy-Snapshot` but no
+  `Teddy-Phase`: they are the project's history.
 A snapshot's parents are snapshots only (its HEAD is a trailer), but one of the old shape
 has the user's commits as parents: those the remote lacks travel with it and are scanned
 too. What the remote already has is never flagged (a snapshot equal to a published
