@@ -24,7 +24,6 @@ from git_teddy.artifacts.folder import (
     SESSION_CONTEXT,
     SESSION_FILE_LIMIT,
     SESSION_LOG,
-    SUBAGENTS_DIR,
     TURN_RECORD,
 )
 from git_teddy.artifacts.idle import timed_out
@@ -292,32 +291,6 @@ class SessionStore:
 
         tip = self.branches(session)[self.current_branch(session)]
         return parse_log(self.read_session_file(tip, SESSION_LOG) or "", f"{session}'s session.md")
-
-    def read_subagent_logs(self, log: "SessionLog") -> dict[str, "SessionLog"]:
-        """The logs `log` embeds (`![[id]]`, teddy.subagentMode=embed), by id, read from
-        `subagents/<id>.md` of the branch the session continues on; one that is missing
-        or damaged is left out (its callout then shows the bare embed)."""
-        session = log.meta.session_id
-        tip = self.branches(session)[self.current_branch(session)]
-        found: dict[str, SessionLog] = {}
-        self._embedded(tip, log, found)
-        return found
-
-    def _embedded(self, tip: str, log: "SessionLog", found: dict[str, "SessionLog"]) -> None:
-        from git_teddy.artifacts.sessionlog.callouts import subagent_link
-        from git_teddy.artifacts.sessionlog.parse import parse_log
-
-        for phase in log.phases:
-            for callout in phase.callouts("subagent"):
-                sub = subagent_link(callout)
-                if sub is None or sub in found or f"![[{sub}]]" not in callout.body:
-                    continue
-                text = self.read_session_file(tip, f"{SUBAGENTS_DIR}/{sub}.md")
-                try:
-                    found[sub] = parse_log(text or "", f"{sub}.md")
-                except TeddyError:
-                    continue
-                self._embedded(tip, found[sub], found)  # a subagent's own subagents
 
     def set_status(self, session: str, status: str, resume_point: str | None = None) -> str:
         """Record the session's status (active, paused, completed) in its log, as a commit;
