@@ -28,11 +28,14 @@ remote lacks as well.
 
 import re
 import shlex
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from git_teddy import faultpoint
 from git_teddy.artifacts.folder import TURN_RECORD
+from git_teddy.artifacts.push_secrets import SHORT, Secret, parse_secrets
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.session import keep
 from git_teddy.session.carried import bring_session_blobs, unseen_files
@@ -87,10 +90,13 @@ def push_sessions(
     keeps = ws.repo.ref_listing(keeps_prefix(prefix).rstrip("/"))
     every = not sessions and sum(map(len, grouped.values())) == len(local)
     refspecs = _push_refspecs(ws, chosen, keeps, every)
-    pushed = ws.repo.push_refs(target.given, refspecs, allowed)
+    with tempfile.TemporaryDirectory(prefix="teddy-push-") as folder:
+        refused = Path(folder) / "secrets.json"
+        pushed = ws.repo.push_refs(target.given, refspecs, allowed, refused)
+        found = parse_secrets(refused.read_text("utf-8")) if refused.exists() else []
     output = pushed.stdout + pushed.stderr
     if not pushed.ok:
-        raise _push_failed(target.given, sessions, allowed, output)
+        raise _push_failed(target.given, sessions, allowed, output, found)
     heads = _remote_heads(ws, target)
     if heads is not None and not ws.settings.flag(PUSH_AS_BRANCHES):
         output += _retire_old_branches(ws, target.given, chosen, local, heads)
@@ -124,10 +130,10 @@ def _fold_legacy(ws: Workspace, sessions: Sequence[str] | None = None) -> None:
 
 
 def _push_failed(
-    remote: str, sessions: Sequence[str], allowed: Sequence[str], output: str
+    remote: str, sessions: Sequence[str], allowed: Sequence[str], output: str, found: list[Secret]
 ) -> TeddyError:
-    if findings := _secret_findings(output):
-        return _secrets_refused(remote, sessions, allowed, findings)
+    if found:
+        return _secrets_refused(remote, sessions, allowed, found)
     if "[rejected]" in output or "non-fast-forward" in output or "fetch first" in output:
         return TeddyError(
             f"{remote} has turns of these sessions that you do not have; nothing was overwritten",
@@ -182,23 +188,13 @@ def _retire_old_branches(
     )
 
 
-# The pre-push hook's finding lines: `error: <ref>: <where>:<line> contains a secret (<kind>)
-# [<id>]` (hooks/pre_push.py report).
-_FINDING = re.compile(r"^error: (.+ contains a secret \(.+\) \[([0-9a-f]+)\])$", re.MULTILINE)
-
-
-def _secret_findings(output: str) -> list[tuple[str, str]]:
-    """(finding, object id) for each secret the pre-push hook refused."""
-    return [(m[1], m[2]) for m in _FINDING.finditer(output)]
-
-
 def _secrets_refused(
-    remote: str, sessions: Sequence[str], allowed: Sequence[str], findings: list[tuple[str, str]]
+    remote: str, sessions: Sequence[str], allowed: Sequence[str], found: list[Secret]
 ) -> TeddyError:
-    ids = dict.fromkeys([*allowed, *(object_id for _, object_id in findings)])
+    ids = dict.fromkeys([*allowed, *(secret.object_id[:SHORT] for secret in found)])
     words = [remote, *sessions, *(w for i in ids for w in ("--allow-secret", i))]
     again = "git teddy push " + shlex.join(words)
-    lines = "\n".join(finding for finding, _ in findings)
+    lines = "\n".join(secret.finding() for secret in found)
     return TeddyError(
         f"the pre-push hook found secrets; nothing was pushed to {remote}:\n{lines}",
         f"if they are not secrets (test data, examples), push them anyway: `{again}`;\n"

@@ -38,7 +38,7 @@ from git_teddy.artifacts.names import (
     validate_slug,
 )
 from git_teddy.artifacts.trailers import format_message, parse_trailers
-from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.turn_record import TurnRecord, read_record
 from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
@@ -533,7 +533,7 @@ class SessionStore:
         tree = self.repo.read_commit(commit).tree
         data = self.repo.read_bounded(tree, path, YAML_LIMIT + 1)  # more is refused unread
         try:
-            return TurnRecord.from_yaml(data) if data is not None else None
+            return read_record(data)
         except Unreadable as problem:
             raise self.damaged(session, branch, path, str(problem), commit) from None
 
