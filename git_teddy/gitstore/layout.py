@@ -180,11 +180,6 @@ class Layout:
         """The lock of scratch worktree number `slot` of the pool (gitstore.worktree)."""
         return self.root / "worktrees" / f"wt-{slot}.lock"
 
-    def legacy_worktree(self, slot: int) -> Path:
-        """Where an older git-teddy kept scratch worktree `slot`: inside the project's git
-        dir, a copy of the project that tools searching the folder found (gitstore.pool)."""
-        return self.root / "worktrees" / f"wt-{slot}"
-
     @property
     def runtime_hooks(self) -> Path:
         return self.root / "hooks"
