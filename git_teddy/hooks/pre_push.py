@@ -8,8 +8,8 @@ ordinary push never starts Python). What is scanned: every commit a
 pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remote shas>
 --remotes=<remote>`), its message and the blobs new to the remote (`git rev-list
 --objects`), when that ref carries teddy's history:
-- a session branch, keep ref or old-layout snapshot ref (`refs/heads/<prefix>...`,
-  `refs/<prefix>keep/...`, `refs/<prefix>snapshots/...`), or a session branch pushed to
+- a session branch or keep ref (`refs/heads/<prefix>...`, `refs/<prefix>keep/...`), or a
+  session branch pushed to
   where `git teddy push` puts it on a remote (`refs/<prefix>sessions/...`);
 - or, under any other name or a tag, a session commit (its `Teddy-Session` and
   `Teddy-Phase` trailers) or a snapshot (its subject, SNAPSHOT_SUBJECTS). The user's own
@@ -54,7 +54,6 @@ from git_teddy.session.refnames import (
     branches_prefix,
     keeps_prefix,
     remote_sessions_prefix,
-    snapshots_prefix,
 )
 
 REFUSED = 10  # the exit status that tells the shell block the reasons were printed
@@ -109,7 +108,7 @@ def kind_of(update: Pushed, prefix: str) -> str | None:
     for ref in (update.remote_ref, update.local_ref):
         if ref.startswith((branches_prefix(prefix), remote_sessions_prefix(prefix))):
             return "branch"
-        if ref.startswith((keeps_prefix(prefix), snapshots_prefix(prefix))):
+        if ref.startswith(keeps_prefix(prefix)):
             return "snapshot"
     return None
 

@@ -48,7 +48,6 @@ from git_teddy.session.refnames import (
     keep_ref,
     keeps_prefix,
     remote_sessions_prefix,
-    snapshots_prefix,
 )
 from git_teddy.session.remotes import Remote, resolve
 from git_teddy.session.workspace import Workspace
@@ -76,8 +75,8 @@ def push_sessions(
     ws: Workspace, remote: str | None, sessions: list[str], allowed: Sequence[str] = ()
 ) -> Transfer:
     """Push the named sessions (default: every local session): branches (under
-    refs/teddy/sessions/ there, or as branches with teddy.pushAsBranches) and keep refs
-    (old-layout snapshot refs are folded into the keep ref first), in one `git push`.
+    refs/teddy/sessions/ there, or as branches with teddy.pushAsBranches) and keep refs,
+    in one `git push`.
     `allowed`: the pre-push hook's findings to let through (blob or commit ids, paths)."""
     store, prefix = ws.store, ws.store.prefix
     target = resolve(ws, remote)
@@ -86,7 +85,6 @@ def push_sessions(
     chosen = [store.resolve_session(s) for s in sessions] or sorted(grouped)
     if not chosen:
         raise TeddyError("there are no local sessions to push", "start one with `git teddy new`")
-    _fold_legacy(ws, chosen)
     keeps = ws.repo.ref_listing(keeps_prefix(prefix).rstrip("/"))
     every = not sessions and sum(map(len, grouped.values())) == len(local)
     refspecs = _push_refspecs(ws, chosen, keeps, every)
@@ -118,15 +116,6 @@ def _push_refspecs(
         return [f"{ours}*:{there}*", *([f"{kept}*:{kept}*"] if keeps else [])]
     refspecs = [f"{ours}{session}/*:{there}{session}/*" for session in chosen]
     return refspecs + [f"{kept}{s}:{kept}{s}" for s in chosen if s in keep_sessions]
-
-
-def _fold_legacy(ws: Workspace, sessions: Sequence[str] | None = None) -> None:
-    """Fold the old-layout snapshot refs of `sessions` (None: of every session that has
-    some) into their keep refs; one listing finds them."""
-    base = snapshots_prefix(ws.store.prefix)
-    legacy = {ref.removeprefix(base).split("/")[0] for ref in ws.repo.ref_listing(base[:-1])}
-    for session in sorted(legacy if sessions is None else legacy & set(sessions)):
-        ws.store.keep_snapshots(session, [])
 
 
 def _push_failed(
@@ -260,7 +249,6 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
         )
     faultpoint.reached("fetch.transferred")
     bring_session_blobs(ws, target.name)  # a partial clone: session contents now, not one by one
-    _fold_legacy(ws)
     refs, moves = _settle(ws, places)
     _check_brought(target, places, refs, sessions)
     changed = {places.session_of(ref) or "" for ref in moves} | _unkept(places, refs)
@@ -308,17 +296,13 @@ def _check_session_id(session: str) -> None:
 
 def _fetch_refspecs(prefix: str, places: _Places, sessions: Sequence[str]) -> list[str]:
     """Pushed branches to their remote-tracking refs, old-layout ones to arriving/ (placed
-    after), keep refs to incoming/ (merged after) and old-layout snapshot refs, of `sessions`
-    or of every session. Every pattern ends in `*`, so a layout or a keep ref the remote
-    lacks fails nothing."""
+    after) and keep refs to incoming/ (merged after), of `sessions` or of every session.
+    Every pattern ends in `*`, so a layout or a keep ref the remote lacks fails nothing."""
     names = [f"{s}/" for s in sessions] or [""]
     refspecs = []
     for session in names:
         refspecs.append(f"+{remote_sessions_prefix(prefix)}{session}*:{places.tracked}{session}*")
         refspecs.append(f"+{branches_prefix(prefix)}{session}*:{places.arriving}{session}*")
-        refspecs.append(
-            f"{snapshots_prefix(prefix)}{session}*:{snapshots_prefix(prefix)}{session}*"
-        )
     for session in [s.rstrip("/") for s in names]:
         refspecs.append(f"+{keeps_prefix(prefix)}{session}*:{places.incoming}{session}*")
     return refspecs

@@ -6,7 +6,7 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
   conversation branches; their tree is the session folder (`session.md`, `session.context`,
   one folder per turn), cumulative;
 - `refs/teddy/keep/20261126-auth`: keeps every snapshot the session refers to reachable
-  (session.keep; the old layout's `refs/teddy/snapshots/20261126-auth/<sha>` is read too).
+  (session.keep).
 """
 
 import hashlib
@@ -59,7 +59,6 @@ from git_teddy.session.refnames import (
     keep_ref,
     keeps_prefix,
     namespace_patterns,
-    snapshots_prefix,
 )
 from git_teddy.settings import checked_channel
 
@@ -137,12 +136,9 @@ class SessionStore:
             raise _unknown_session(session)
         return dict(branches)
 
-    def _legacy_snapshot_refs(self, session: str) -> dict[str, str]:
-        return self.refs().under(f"{snapshots_prefix(self.prefix)}{session}/")
-
     def snapshots(self, session: str) -> list[str]:
         tip = self.repo.read_ref(self.keep_ref(session))
-        return keep.snapshots(self.repo, tip, self._legacy_snapshot_refs(session))
+        return keep.snapshots(self.repo, tip)
 
     # ---- sessions --------------------------------------------------------------------------
 
@@ -585,10 +581,9 @@ class SessionStore:
         self.keep_snapshots(session, [sha])
 
     def keep_snapshots(self, session: str, shas: list[str]) -> None:
-        """Keep `shas` alive through the session's keep ref (session.keep), folding in its
-        old-layout snapshot refs (with no `shas`: only that)."""
+        """Keep `shas` alive through the session's keep ref (session.keep)."""
         try:
-            keep.keep(self.repo, self.prefix, session, shas, self._legacy_snapshot_refs(session))
+            keep.keep(self.repo, self.prefix, session, shas)
         except RefInTheWay as clash:
             raise _ref_clash(self.prefix, clash.blocking) from None
 
