@@ -325,24 +325,15 @@ def branch(
     """Start a conversation branch as an alternative to TURN: your files go back to where
     TURN started (saved first), then a new plan on the same context with a new message.
     Later turns go on the new branch."""
-    from git_teddy.artifacts.folder import TURN_RECORD
     from git_teddy.cli.terminal import TerminalUI
-    from git_teddy.planning.turn import plan_turn
-    from git_teddy.session.restore import place_snapshot, restore_command, told_saved_state
+    from git_teddy.planning.branching import place_turn_base, plan_alternative
+    from git_teddy.session.restore import restore_command, told_saved_state
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
     make_current(ws, ref.session)
-    original = ws.store.turn_files(ref)
-    tip = ws.store.branches(ref.session)[ref.branch]
-    record = ws.store.read_record(ref.session, ref.branch, tip, ref.turn)
-    if record is None:
-        path = f"{ref.turn}/{TURN_RECORD}"
-        raise ws.store.damaged(ref.session, ref.branch, path, "it is missing", tip)
-    start = record.base_snapshot
-    # The alternative starts where the original turn did: so do your files.
-    label = f"branching from turn {ref.turn}"
-    placed = place_snapshot(ws, ref.session, start, label, force, "branch")
+    branching = place_turn_base(ws, ref, force)
+    placed = branching.placed
     for note in placed.notes:
         click.echo(note, err=True)
     back = restore_command(ref.session, placed.saved)
@@ -351,17 +342,8 @@ def branch(
         f"to return: {back}"
     )
     told_saved_state(ws, ref.session)  # said before planning, which may fail or take long
-    name = ws.store.create_branch(ref)
     reply = read_text(from_file) if from_file is not None else None
-    planned = plan_turn(
-        ws,
-        ref.session,
-        message,
-        agent,
-        reply_file_text=reply,
-        ui=TerminalUI(),
-        alternative_to=original,
-    )
+    name, planned = plan_alternative(ws, branching, message, agent, reply, TerminalUI())
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
     title = printable(planned.plan.title, one_line=True)
     click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {title}")

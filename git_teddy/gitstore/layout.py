@@ -26,8 +26,7 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
                                (gitstore.status_tree), the user's index never written
       worktrees/wt-N.lock      the locks of the pool of scratch worktrees where plans run
                                (the worktrees themselves live outside the project, in a
-                               per-user cache folder: gitstore.pool); a `wt-N` folder beside
-                               them is an older git-teddy's slot, migrated on first use
+                               per-user cache folder: gitstore.pool)
       hooks/                   the post-commit hook of scratch worktrees
       kept-remotes             names `git teddy fetch URL` keeps sessions under
                                (refs/remotes/<name>/) that are no configured remote, a line
@@ -214,11 +213,6 @@ class Layout:
     def worktree_lock(self, slot: int) -> Path:
         """The lock of scratch worktree number `slot` of the pool (gitstore.worktree)."""
         return self.root / "worktrees" / f"wt-{slot}.lock"
-
-    def legacy_worktree(self, slot: int) -> Path:
-        """Where an older git-teddy kept scratch worktree `slot`: inside the project's git
-        dir, a copy of the project that tools searching the folder found (gitstore.pool)."""
-        return self.root / "worktrees" / f"wt-{slot}"
 
     @property
     def runtime_hooks(self) -> Path:

@@ -26,8 +26,8 @@ from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version, build_log
 from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
-from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.artifacts.yamlio import Unreadable, load_yaml
+from git_teddy.artifacts.turn_record import read_record
+from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.gitstore import GitRepo
 from git_teddy.gitstore.changes import CutBlob
 from git_teddy.session.logcache import TurnCache
@@ -128,10 +128,13 @@ def read_turn(repo: GitRepo, folder: str, name: str) -> TurnFiles | None:
             return None
         return data.decode("utf-8", "replace")
 
+    data = files.get(TURN_RECORD)
     try:
-        record = TurnRecord.model_validate(load_yaml(text(TURN_RECORD) or "null"))
-    except (ValidationError, yaml.YAMLError):
+        record = read_record(None if isinstance(data, CutBlob) else data)
+    except Unreadable:
         return None  # not a turn folder teddy wrote
+    if record is None:
+        return None
     problems = [text(path) or "" for path in attempts]
     return TurnFiles(
         name=name,

@@ -6,7 +6,7 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
   conversation branches; their tree is the session folder (`session.md`, `session.context`,
   one folder per turn), cumulative;
 - `refs/teddy/keep/20261126-auth`: keeps every snapshot the session refers to reachable
-  (session.keep; the old layout's `refs/teddy/snapshots/20261126-auth/<sha>` is read too).
+  (session.keep).
 """
 
 import hashlib
@@ -24,7 +24,6 @@ from git_teddy.artifacts.folder import (
     SESSION_CONTEXT,
     SESSION_FILE_LIMIT,
     SESSION_LOG,
-    SUBAGENTS_DIR,
     TURN_RECORD,
 )
 from git_teddy.artifacts.idle import timed_out
@@ -39,7 +38,7 @@ from git_teddy.artifacts.names import (
     validate_slug,
 )
 from git_teddy.artifacts.trailers import format_message, parse_trailers
-from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.turn_record import TurnRecord, read_record
 from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
@@ -64,7 +63,6 @@ from git_teddy.session.refnames import (
     keep_ref,
     keeps_prefix,
     namespace_patterns,
-    snapshots_prefix,
 )
 from git_teddy.settings import checked_channel
 
@@ -142,12 +140,9 @@ class SessionStore:
             raise _unknown_session(session)
         return dict(branches)
 
-    def _legacy_snapshot_refs(self, session: str) -> dict[str, str]:
-        return self.refs().under(f"{snapshots_prefix(self.prefix)}{session}/")
-
     def snapshots(self, session: str) -> list[str]:
         tip = self.repo.read_ref(self.keep_ref(session))
-        return keep.snapshots(self.repo, tip, self._legacy_snapshot_refs(session))
+        return keep.snapshots(self.repo, tip)
 
     # ---- sessions --------------------------------------------------------------------------
 
@@ -296,32 +291,6 @@ class SessionStore:
 
         tip = self.branches(session)[self.current_branch(session)]
         return parse_log(self.read_session_file(tip, SESSION_LOG) or "", f"{session}'s session.md")
-
-    def read_subagent_logs(self, log: "SessionLog") -> dict[str, "SessionLog"]:
-        """The logs `log` embeds (`![[id]]`, teddy.subagentMode=embed), by id, read from
-        `subagents/<id>.md` of the branch the session continues on; one that is missing
-        or damaged is left out (its callout then shows the bare embed)."""
-        session = log.meta.session_id
-        tip = self.branches(session)[self.current_branch(session)]
-        found: dict[str, SessionLog] = {}
-        self._embedded(tip, log, found)
-        return found
-
-    def _embedded(self, tip: str, log: "SessionLog", found: dict[str, "SessionLog"]) -> None:
-        from git_teddy.artifacts.sessionlog.callouts import subagent_link
-        from git_teddy.artifacts.sessionlog.parse import parse_log
-
-        for phase in log.phases:
-            for callout in phase.callouts("subagent"):
-                sub = subagent_link(callout)
-                if sub is None or sub in found or f"![[{sub}]]" not in callout.body:
-                    continue
-                text = self.read_session_file(tip, f"{SUBAGENTS_DIR}/{sub}.md")
-                try:
-                    found[sub] = parse_log(text or "", f"{sub}.md")
-                except TeddyError:
-                    continue
-                self._embedded(tip, found[sub], found)  # a subagent's own subagents
 
     def set_status(self, session: str, status: str, resume_point: str | None = None) -> str:
         """Record the session's status (active, paused, completed) in its log, as a commit;
@@ -603,7 +572,7 @@ class SessionStore:
         tree = self.repo.read_commit(commit).tree
         data = self.repo.read_bounded(tree, path, YAML_LIMIT + 1)  # more is refused unread
         try:
-            return TurnRecord.from_yaml(data) if data is not None else None
+            return read_record(data)
         except Unreadable as problem:
             raise self.damaged(session, branch, path, str(problem), commit) from None
 
@@ -655,10 +624,9 @@ class SessionStore:
         self.keep_snapshots(session, [sha])
 
     def keep_snapshots(self, session: str, shas: list[str]) -> None:
-        """Keep `shas` alive through the session's keep ref (session.keep), folding in its
-        old-layout snapshot refs (with no `shas`: only that)."""
+        """Keep `shas` alive through the session's keep ref (session.keep)."""
         try:
-            keep.keep(self.repo, self.prefix, session, shas, self._legacy_snapshot_refs(session))
+            keep.keep(self.repo, self.prefix, session, shas)
         except RefInTheWay as clash:
             raise _ref_clash(self.prefix, clash.blocking) from None
 
