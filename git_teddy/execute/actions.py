@@ -33,7 +33,6 @@ from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.runner import isolated_environ
 from git_teddy.settings import EXECUTE_OUTPUT_CAP
 from git_teddy.ui import UI
-from git_teddy.web.fetch import probe
 
 HTTP_TIMEOUT = 20.0
 DRAIN_SECONDS = 1.0  # after a timeout's kill, how long what the command wrote is still read
@@ -315,6 +314,8 @@ def _read_part(resource: str, name: str, data: bytes, fragment: str) -> Outcome:
 def _read_url(url: str, env: ActionEnv) -> Outcome:
     """A READ of a URL: fetched as context URLs are (web/fetch.py), then approved for the
     session, since the user approved the action."""
+    from git_teddy.web.fetch import probe  # only for a READ of a URL
+
     status, error = probe(url, HTTP_TIMEOUT, env.allow_private)
     if status is None:
         return Outcome(False, f"could not fetch {url}: {error}", {"error": str(error)})

@@ -111,7 +111,6 @@ from git_teddy.settings import (
     WEB_ALLOW_PRIVATE,
 )
 from git_teddy.ui import UI
-from git_teddy.web.fetch import fetch_text
 
 REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
 
@@ -214,6 +213,8 @@ def _url_resource(
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
     timeout = float(ws.settings.integer(FETCH_TIMEOUT))
     private = ws.settings.flag(WEB_ALLOW_PRIVATE)
+    from git_teddy.web.fetch import fetch_text  # only for a context URL
+
     fetched = fetch_text(url, timeout=timeout, max_bytes=cap, allow_private=private)
     if fetched.text is None:
         return Resource(url, 0, None, f"could not be fetched: {fetched.error}")
