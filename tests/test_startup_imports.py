@@ -120,11 +120,12 @@ def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
     assert (repo / "app.py").read_text() == "print('hi')\n"
     assert "git_teddy.redact" in modules  # the report was redacted: with the cached patterns
     assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR)
+    assert "git_teddy.artifacts.failures" not in modules  # no command failed
     teddy.ok(repo, "undo")
     plan.write_text(PLAN.replace("print('hi')", "print('hey')"))
     _output, modules = imported_modules(repo, env, "plan", "-m", "hey", "--from-file", str(plan))
     assert "git_teddy.redact" in modules
-    assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR)
+    assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "git_teddy.planning.pipelines")
 
 
 PROBE_PLUGIN = """import os, sys

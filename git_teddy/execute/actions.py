@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from git_teddy.artifacts.context_list import is_session_ref
-from git_teddy.artifacts.failures import failed_tests
 from git_teddy.artifacts.output import OutputBuffer, cut_notes, first_error, readable
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
@@ -188,6 +187,8 @@ def _judged(
             details = {"expected_failure": "passed, but the plan expected it to fail", **details}
             return Outcome(False, "exit code 0, but the plan expected it to fail", details)
         return Outcome(True, "exit code 0", details)
+    from git_teddy.artifacts.failures import failed_tests  # its patterns: for a failure only
+
     failures = failed_tests(stdout.kept() + "\n" + stderr.kept())  # a test runner's report
     if failures is not None:  # first in the report: what failed, before the output
         lines = [_from_root(line, root) for line in failures.lines()]

@@ -74,14 +74,6 @@ from git_teddy.planning.handoff import (
     next_handoff,
     prompt_with_handoff,
 )
-from git_teddy.planning.pipelines import (
-    PipelineStep,
-    load_pipeline,
-    pipeline_files,
-    providers_from_settings,
-    run_pipeline,
-    step_system,
-)
 from git_teddy.planning.repomap import repository_overview
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.url_approval import UrlGate
@@ -441,6 +433,15 @@ def _ask_pipeline(
 ) -> Asked:
     """Spec 001: each step gets the context and the previous step's output; the last plans.
     `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
+    from git_teddy.planning.pipelines import (  # only with --pipeline: its models and patterns
+        PipelineStep,
+        load_pipeline,
+        pipeline_files,
+        providers_from_settings,
+        run_pipeline,
+        step_system,
+    )
+
     tree = ws.repo.read_commit(base).tree
 
     def read(path: str) -> bytes | None:
