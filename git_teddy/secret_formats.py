@@ -1,4 +1,5 @@
-"""Known token formats from detect-secrets' plugins, as spans for git-teddy's redactor (pure).
+"""Known token formats from detect-secrets' plugins, as spans for git-teddy's redactor (pure,
+but for the cache of the library's patterns).
 
 detect-secrets (Yelp) keeps the list of vendors' token formats up to date; git-teddy keeps
 its own redactor around it for what the plugins do not do: bounded cost on hostile text,
@@ -16,9 +17,10 @@ characters is not taken.
 
 The library is imported on the first scan of a process whose cache is cold: importing it
 (and `requests`, which it loads) costs 20-80 ms, so the patterns taken from it are kept in
-the user's cache folder (`$XDG_CACHE_HOME/git-teddy/secret-formats.json`, else
-`~/.cache/git-teddy/`), keyed by the installed library's version and plugin files, and a
-later command compiles them from there without importing it. A cache that cannot be read or
+the user's cache folder, keyed by the installed library's version and plugin files, and a
+later command compiles them from there without importing it: in
+`$XDG_CACHE_HOME/git-teddy-secret-formats.json`, else in `~/.cache/` (beside the scratch
+worktrees' `git-teddy/` folder of pools, not among them). A cache that cannot be read or
 written is a cold cache, never an error.
 """
 
@@ -81,7 +83,7 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
 def _cache_file() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # as gitstore.pool
-    return base / "git-teddy" / "secret-formats.json"
+    return base / "git-teddy-secret-formats.json"
 
 
 def library_patterns(cache_file: Path) -> list[Source]:

@@ -115,7 +115,7 @@ def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
     plan.write_text(PLAN)
     _output, first = imported_modules(repo, env, "plan", "-m", "greet", "--from-file", str(plan))
     assert loaded(first, *DETECTOR)  # a cold cache: taken from the library
-    assert (Path(env["HOME"]) / ".cache/git-teddy/secret-formats.json").is_file()
+    assert (Path(env["HOME"]) / ".cache/git-teddy-secret-formats.json").is_file()
     _output, modules = imported_modules(repo, env, "execute", "-y")
     assert (repo / "app.py").read_text() == "print('hi')\n"
     assert "git_teddy.redact" in modules  # the report was redacted: with the cached patterns
