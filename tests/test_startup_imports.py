@@ -52,6 +52,8 @@ def test_new_loads_no_plan_parser_and_no_redactor(repo: Path, env: dict[str, str
     assert output.strip().endswith("-lean")
     assert "git_teddy.session.logfiles" in modules  # the session log was written
     assert not modules & (PLAN_PARSER | {"git_teddy.redact"})
+    # nor the models of plans and reports: a new session's log has no turn to read
+    assert not modules & {"git_teddy.artifacts.plan.models", "git_teddy.artifacts.report"}
 
 
 def test_a_turn_without_commands_loads_no_worktree_module(
