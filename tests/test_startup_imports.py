@@ -180,3 +180,18 @@ def test_the_cached_patterns_are_the_librarys_installed_now(tmp_path: Path) -> N
     assert json.loads(cache.read_text()) == kept
     cache.write_text("{damaged")
     assert library_patterns(cache) == from_library
+
+
+def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
+    repo: Path, env: dict[str, str], teddy: Teddy, tmp_path: Path
+) -> None:
+    """`diff` asks session.restore for a turn's snapshot; placing files (and the redactor
+    that session.turns brings) is restore's own business."""
+    teddy.ok(repo, "new", "lean")
+    plan = tmp_path / "plan.md"
+    plan.write_text(PLAN)
+    teddy.ok(repo, "plan", "-m", "greet", "--from-file", str(plan))
+    teddy.ok(repo, "execute", "-y")
+    output, modules = imported_modules(repo, env, "diff", "01")
+    assert "+print('hi')" in output
+    assert not modules & {"git_teddy.redact", "git_teddy.gitstore.apply", *PLAN_PARSER}
