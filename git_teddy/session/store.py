@@ -116,6 +116,7 @@ class SessionStore:
         """Forget the refs as found: the next question lists them again (`serve` answers
         each request from the repository as it is then)."""
         self.repo.forget_refs()
+        self._session_files.clear()  # kept per command: a server's would only grow
 
     def _all_branches(self) -> dict[str, dict[str, str]]:
         """session id -> branch name -> tip commit, local and fetched (session.refnames),
