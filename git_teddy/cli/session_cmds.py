@@ -85,7 +85,7 @@ def show(target: str | None, as_json: bool, with_context: bool) -> None:
     click.echo(printable(views.session_text(summary, turns, store.branch_ref(session, "main"))))
     if log:
         embeds = embedded_logs(store, log)  # teddy.subagentMode=embed: shown in place
-        click.echo("\n" + display_log(log, embeds), nl=False, color=use_color())
+        click.echo("\n" + display_log(log, embeds), nl=False, color=use_color(ws.repo.git_config))
 
 
 @click.command()

@@ -56,7 +56,11 @@ SHARED_REPOSITORY = permissions.KEY
 FILE_MODE_KEY = "core.filemode"
 IGNORE_CASE_KEY = "core.ignorecase"
 QUOTE_PATH_KEY = "core.quotepath"
-FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY, QUOTE_PATH_KEY)
+# the colour keys: for cli/color.py, which then asks git nothing more (`show`)
+COLOR_KEYS = ("color.teddy", "color.ui", "color.pager")
+FOLLOWED_CONFIG = (
+    GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY, QUOTE_PATH_KEY, *COLOR_KEYS
+)  # fmt: skip
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 # dulwich reads the whole packed-refs file before it writes any ref: past this size (about

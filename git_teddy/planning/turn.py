@@ -64,14 +64,6 @@ from git_teddy.planning.handoff import (
     next_handoff,
     prompt_with_handoff,
 )
-from git_teddy.planning.pipelines import (
-    PipelineStep,
-    load_pipeline,
-    pipeline_files,
-    providers_from_settings,
-    run_pipeline,
-    step_system,
-)
 from git_teddy.planning.recording import (
     Asked,
     Recorded,
@@ -105,7 +97,6 @@ from git_teddy.settings import (
     WEB_ALLOW_PRIVATE,
 )
 from git_teddy.ui import UI
-from git_teddy.web.fetch import fetch_text
 
 REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
 
@@ -208,6 +199,8 @@ def _url_resource(
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
     timeout = float(ws.settings.integer(FETCH_TIMEOUT))
     private = ws.settings.flag(WEB_ALLOW_PRIVATE)
+    from git_teddy.web.fetch import fetch_text  # only for a context URL
+
     fetched = fetch_text(url, timeout=timeout, max_bytes=cap, allow_private=private)
     if fetched.text is None:
         return Resource(url, 0, None, f"could not be fetched: {fetched.error}")
@@ -412,6 +405,15 @@ def _ask_pipeline(
 ) -> Asked:
     """Spec 001: each step gets the context and the previous step's output; the last plans.
     `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
+    from git_teddy.planning.pipelines import (  # only with --pipeline: its models and patterns
+        PipelineStep,
+        load_pipeline,
+        pipeline_files,
+        providers_from_settings,
+        run_pipeline,
+        step_system,
+    )
+
     tree = ws.repo.read_commit(base).tree
 
     def read(path: str) -> bytes | None:

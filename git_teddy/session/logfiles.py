@@ -22,7 +22,6 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.names import is_turn_name, turn_depth
-from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version, build_log
 from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
@@ -35,6 +34,7 @@ from git_teddy.settings import SUBAGENT_MODE
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.plan.models import Plan
+    from git_teddy.artifacts.report import ExecutionReport
 
 # What the log keeps from its previous version (the rest is derived from the turns).
 KEPT_FIELDS = ("session_id", "started", "ended", "status", "channel", "resume_point")
@@ -153,9 +153,11 @@ def _plan(text: str | None) -> "Plan | None":
     return check_plan(text)[0] if text else None
 
 
-def _report(text: str | None) -> ExecutionReport | None:
+def _report(text: str | None) -> "ExecutionReport | None":
     if not text:
         return None
+    from git_teddy.artifacts.report import parse_report  # only for a turn's report
+
     try:
         return parse_report(text)
     except (ValueError, yaml.YAMLError):

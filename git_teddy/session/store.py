@@ -10,6 +10,7 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
 """
 
 import hashlib
+import os
 import random
 import shlex
 import time
@@ -96,6 +97,8 @@ class SessionStore:
         self.write_log = write_log  # the session log step of every commit (session.logfiles)
         # The sessions grouped from the refs listing, and the listing's state they come from.
         self._grouped: tuple[RefListing, int, dict[str, dict[str, str]]] | None = None
+        # Session files read by this command, by (commit, path): a commit never changes.
+        self._session_files: dict[tuple[str, str], str | None] = {}
 
     # ---- refs ------------------------------------------------------------------------------
 
@@ -115,6 +118,7 @@ class SessionStore:
         """Forget the refs as found: the next question lists them again (`serve` answers
         each request from the repository as it is then)."""
         self.repo.forget_refs()
+        self._session_files.clear()  # kept per command: a server's would only grow
 
     def _all_branches(self) -> dict[str, dict[str, str]]:
         """session id -> branch name -> tip commit, local and fetched (session.refnames),
@@ -201,10 +205,16 @@ class SessionStore:
             raise _ref_clash(self.prefix, clash.blocking) from None
 
     def now(self) -> datetime:
-        """The time git would record for a commit now (fixed in tests by GIT_COMMITTER_DATE)."""
-        ident = self.repo.committer()
-        zone = timezone(timedelta(seconds=ident.tz_offset)) if ident.tz_offset else UTC
-        return datetime.fromtimestamp(ident.timestamp, zone)
+        """The time git would record for a commit now: this second in the local zone, or
+        GIT_COMMITTER_DATE (fixed in tests) as git reads it, which takes a git process (a
+        read-only command such as `show` asks the time without starting one)."""
+        if "GIT_COMMITTER_DATE" in os.environ:
+            ident = self.repo.committer()
+            stamp, offset = ident.timestamp, timedelta(seconds=ident.tz_offset)
+        else:
+            stamp = int(time.time())
+            offset = datetime.fromtimestamp(stamp).astimezone().utcoffset() or timedelta(0)
+        return datetime.fromtimestamp(stamp, timezone(offset) if offset else UTC)
 
     def resolve_session(self, spec: str | None) -> str:
         """A session id from an id, a unique prefix of one (or of its slug), or None for this
@@ -386,7 +396,14 @@ class SessionStore:
 
     def read_session_file(self, commit: str, path: str) -> str | None:
         """A session file's text; a TeddyError naming it when it is larger than any teddy
-        writes (a teammate's commit may hold anything): it is not read whole."""
+        writes (a teammate's commit may hold anything): it is not read whole. Read once per
+        command (`show` asks for session.md's frontmatter, then for the whole log)."""
+        key = (commit, path)
+        if key not in self._session_files:
+            self._session_files[key] = self._read_session_file(commit, path)
+        return self._session_files[key]
+
+    def _read_session_file(self, commit: str, path: str) -> str | None:
         data = self.repo.read_bounded(self.repo.read_commit(commit).tree, path, SESSION_FILE_LIMIT)
         if isinstance(data, CutBlob):
             raise TeddyError(
