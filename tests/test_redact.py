@@ -8,6 +8,7 @@ scanners see no token in this file).
 
 import base64
 import json
+import re
 import string
 
 import pytest
@@ -15,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from git_teddy.redact import KINDS, Finding, find_secrets, redact, shannon_entropy, summarize
-from git_teddy.secret_formats import FORMAT_KINDS
+from git_teddy.secret_formats import (
+    COPIED_FROM,
+    FORMAT_KINDS,
+    PLUGIN_PATTERNS,
+    installed_version,
+    library_patterns,
+)
 from testing.cpu import cpu_timed
 from testing.fake_secrets import ALNUM, fake
 from testing.secret_corpus import SECRETS as CORPUS
@@ -77,6 +84,15 @@ def test_each_kind_is_replaced_on_its_line(kind: str) -> None:
     assert findings == [Finding(kind, 3)]
     assert redacted == text.replace(secret, f"[REDACTED:{kind}]")
     assert find_secrets(text) == findings
+
+
+def test_the_copied_plugin_patterns_are_the_installed_librarys() -> None:
+    # A newer detect-secrets is used through its import; bring the copy up to it here.
+    assert installed_version() == COPIED_FROM
+    copied = [(kind, re.compile(pattern, flags)) for kind, pattern, flags in PLUGIN_PATTERNS]
+    assert [(kind, p.pattern, p.flags) for kind, p in copied] == [
+        (kind, p.pattern, p.flags) for kind, p in library_patterns()
+    ]
 
 
 def test_every_kind_is_tested() -> None:

@@ -63,6 +63,19 @@ def test_a_turn_without_commands_loads_no_worktree_module(
     assert "git_teddy.gitstore.worktree" not in modules
 
 
+def test_plan_redacts_without_importing_detect_secrets(
+    repo: Path, env: dict[str, str], teddy: Teddy, tmp_path: Path
+) -> None:
+    """Its plugins' patterns come from git_teddy.secret_formats' copy of this version's: the
+    library (with requests, multiprocessing and email) cost every plan about 0.15 s."""
+    teddy.ok(repo, "new", "lean")
+    plan = tmp_path / "plan.md"
+    plan.write_text(PLAN)
+    _output, modules = imported_modules(repo, env, "plan", "-m", "greet", "--from-file", str(plan))
+    assert "git_teddy.redact" in modules  # the request was redacted
+    assert not {m for m in modules if m.split(".")[0] == "detect_secrets"}
+
+
 def test_models_are_built_on_first_use(repo: Path) -> None:
     """Pydantic builds a model's validator when it is first used, not at import: a command
     pays only for the models it validates."""
