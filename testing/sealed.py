@@ -1,8 +1,10 @@
 """The sealed environment every test runs git and `git teddy` in: no user or system git
 configuration, fixed identities and dates (so hashes are stable), and no network."""
 
+import json
 import os
 import sys
+import time
 from pathlib import Path
 
 FIXED_DATE = "2026-11-26T12:00:00+00:00"
@@ -36,4 +38,14 @@ def sealed_env(home: Path) -> dict[str, str]:
         "TEDDY_PROBE_TOOLS": "false",
     }
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    offline_for_a_while(Path(env["TIKTOKEN_CACHE_DIR"]))
     return env
+
+
+def offline_for_a_while(tiktoken_cache: Path) -> None:
+    """The tokenizer's download failed an hour ago, as on a machine without network (and on
+    CI): each test's first `plan` would otherwise try it again, importing requests for it
+    (about 0.1 s of CPU). tests/test_tokens.py tries the download in a cache of its own."""
+    tiktoken_cache.mkdir(parents=True, exist_ok=True)
+    record = {"time": time.time() - 3600, "why": "no network (connection refused)"}
+    (tiktoken_cache / "git-teddy-o200k_base.failed").write_text(json.dumps(record))
