@@ -11,7 +11,6 @@ tests):
 - turn 06 (pathfinder again): CREATE done.txt.
 """
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from testing.commands import Teddy, git
 from testing.llm_servers import OpenAIServer, model_reply
 from testing.repos import make_repo
 from testing.sealed import sealed_env
+from testing.templates import copy_template
 from testing.waits import EVENT_TIMEOUT
 
 SESSION = "20261126-story"
@@ -187,11 +187,5 @@ def copy_story(story: Story, root: Path) -> Story:
     repository gets its own and the story is played once per test process. The copied
     scratch worktrees (in the story's HOME's cache) are left out: git's records of them in
     the copy name folders that are not there, which the copy's first execute forgets."""
-    old = story.repo.parent
-    shutil.copytree(old, root, symlinks=True, dirs_exist_ok=True)
-    shutil.rmtree(root / "home" / ".cache" / "git-teddy", ignore_errors=True)
-    git_dir = root / story.repo.name / ".git"
-    for link in git_dir.glob("worktrees/*/gitdir"):
-        link.write_text(link.read_text().replace(str(old), str(root)))
-    env = {name: value.replace(str(old), str(root)) for name, value in story.env.items()}
+    env = copy_template(story.repo.parent, root, story.env)
     return Story(root / story.repo.name, env, Teddy(env), story.session)
