@@ -7,8 +7,11 @@ environment. Scratch worktrees (the HOME's cache) are left out: git's records of
 the copy name folders that are not there, which the copy's first execute forgets.
 """
 
+import json
 import shutil
 from pathlib import Path
+
+from git_teddy.llm.replay import ReplayProvider
 
 
 def copy_template(old: Path, new: Path, env: dict[str, str]) -> dict[str, str]:
@@ -19,3 +22,32 @@ def copy_template(old: Path, new: Path, env: dict[str, str]) -> dict[str, str]:
     for link in new.glob("*/.git/worktrees/*/gitdir"):
         link.write_text(link.read_text().replace(str(old), str(new)))
     return {name: value.replace(str(old), str(new)) for name, value in env.items()}
+
+
+def clone_into(template_root: Path, template_repo: Path, root: Path, repo: Path) -> None:
+    """Make a test's repository `repo` (in its folder `root`) a copy of `template_repo` (in
+    `template_root`, laid out like a test's folder): its working tree and .git replaced, the
+    template's other folders (the replay provider's replies...) copied beside it, not its
+    HOME. The template's paths in the repository's files are rewritten, and the replay
+    provider's position (kept under a hash of its folder's path) follows the folder."""
+    for entry in repo.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    shutil.copytree(template_repo, repo, symlinks=True, dirs_exist_ok=True)
+    for entry in template_root.iterdir():
+        if entry.is_dir() and entry.name not in ("home", template_repo.name):
+            shutil.copytree(entry, root / entry.name, symlinks=True, dirs_exist_ok=True)
+    moves = [(str(template_repo), str(repo)), (str(template_root), str(root))]
+    git_dir = repo / ".git"
+    for path in git_dir.rglob("*"):
+        if not path.is_file() or path.name == "index" or "objects" in path.parts:
+            continue
+        data = path.read_bytes()
+        moved = data
+        for old, new in moves:
+            moved = moved.replace(old.encode(), new.encode())
+        if moved != data:
+            path.write_bytes(moved)
+    for state in (git_dir / "teddy" / "replay").glob("*.json"):
+        folder = Path(json.loads(state.read_text())["folder"])
+        replay = ReplayProvider(folder=folder, state_dir=state.parent)
+        state.rename(replay.state_file)
