@@ -9,9 +9,13 @@ the copy name folders that are not there, which the copy's first execute forgets
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from git_teddy.llm.replay import ReplayProvider
+from testing.commands import Teddy
+from testing.repos import make_repo
+from testing.sealed import sealed_env
 
 
 def copy_template(old: Path, new: Path, env: dict[str, str]) -> dict[str, str]:
@@ -51,3 +55,17 @@ def clone_into(template_root: Path, template_repo: Path, root: Path, repo: Path)
         folder = Path(json.loads(state.read_text())["folder"])
         replay = ReplayProvider(folder=folder, state_dir=state.parent)
         state.rename(replay.state_file)
+
+
+def play_template(root: Path, play: Callable[[Path, Teddy, Path], str]) -> tuple[Path, str]:
+    """`play(repo, teddy, replies)` run once in `root` (made), laid out as a test's folder
+    with the `repo` and `replies` fixtures' starting state: a sealed HOME, a repository with
+    one commit of README.md and app.py, the replay provider reading `replies`. Returns the
+    repository and what `play` returned (a session): clone_into copies them into a test's."""
+    (root / "home").mkdir()
+    env = sealed_env(root / "home")
+    repo = make_repo(root / "repo", env, {"README.md": "# demo\n", "app.py": "print('hello')\n"})
+    replies = root / "replies"
+    replies.mkdir()
+    env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(replies))
+    return repo, play(repo, Teddy(env), replies)

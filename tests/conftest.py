@@ -20,6 +20,8 @@ from testing.commands import Teddy, teddy_executable
 from testing.repos import commit_files, sealed_git_repo
 from testing.sealed import sealed_env
 from testing.session_story import Story, copy_story, play_story
+from testing.sessions import three_turns
+from testing.templates import clone_into, play_template
 
 # Hypothesis times each example (200 ms by default): on a loaded machine that fails good code.
 # No deadline anywhere; a bound on speed belongs to benchmarks/.
@@ -94,3 +96,22 @@ def played_story(tmp_path_factory: pytest.TempPathFactory) -> Story:
 def story(played_story: Story, tmp_path_factory: pytest.TempPathFactory) -> Story:
     """A copy of the story for each module using it: a module may change its repository."""
     return copy_story(played_story, tmp_path_factory.mktemp("story"))
+
+
+@pytest.fixture(scope="session")
+def played_three_turns(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """testing.sessions.three_turns played once per test process: (its folder, its
+    repository, the session)."""
+    root = tmp_path_factory.mktemp("three-turns")
+    return root, *play_template(root, three_turns)
+
+
+@pytest.fixture
+def three_turns_session(
+    played_three_turns: tuple[Path, Path, str], repo: Path, replies: Path
+) -> str:
+    """What `three_turns(repo, teddy, replies)` makes, copied into this test's repository
+    (and replies) rather than played again: the session."""
+    template_root, template_repo, session = played_three_turns
+    clone_into(template_root, template_repo, replies.parent, repo)
+    return session

@@ -10,10 +10,8 @@ import yaml
 
 from testing.commands import Teddy, git
 from testing.plans import create, edit, plan_text
-from testing.repos import make_repo
-from testing.sealed import sealed_env
 from testing.sessions import kept_snapshots, queue
-from testing.templates import clone_into
+from testing.templates import clone_into, play_template
 from testing.terminal import on_terminal
 
 ESC = "\x1b["
@@ -57,16 +55,9 @@ def result_of(repo: Path, env: dict, session: str, turn: str, branch: str = "mai
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
-    """The three turns played once per module, in a folder laid out as a test's: (the
-    folder, its repository, the session)."""
+    """The three turns played once per module: (its folder, its repository, the session)."""
     root = tmp_path_factory.mktemp("three-turns")
-    (root / "home").mkdir()
-    env = sealed_env(root / "home")
-    repo = make_repo(root / "repo", env, {"README.md": "# demo\n", "app.py": "print('hello')\n"})
-    replies = root / "replies"
-    replies.mkdir()
-    env.update(TEDDY_PROVIDER="replay", TEDDY_REPLAY_DIR=str(replies))
-    return root, repo, three_turns(repo, Teddy(env), replies)
+    return root, *play_template(root, three_turns)
 
 
 @pytest.fixture
