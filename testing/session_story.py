@@ -11,6 +11,8 @@ tests):
 - turn 06 (pathfinder again): CREATE done.txt.
 """
 
+import fcntl
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,3 +191,20 @@ def copy_story(story: Story, root: Path) -> Story:
     the copy name folders that are not there, which the copy's first execute forgets."""
     env = copy_template(story.repo.parent, root, story.env)
     return Story(root / story.repo.name, env, Teddy(env), story.session)
+
+
+def play_story_once(folder: Path) -> Story:
+    """The story played in `folder` by the first test process to ask for it (pytest-xdist's
+    workers share the folder), under a lock: the others wait for it, then read it. Nothing may
+    change it: a module copies it first (copy_story)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        played = folder / "played.json"
+        if not played.exists():
+            story = play_story(folder)
+            record = {"repo": str(story.repo), "env": story.env, "session": story.session}
+            played.write_text(json.dumps(record))
+        record = json.loads(played.read_text())
+    env = record["env"]
+    return Story(Path(record["repo"]), env, Teddy(env), record["session"])

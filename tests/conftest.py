@@ -9,6 +9,7 @@ drives a process by signals or a terminal. `make check` runs the tests that are 
 `make test` runs all of them, in parallel.
 """
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from testing import tiers
 from testing.commands import Teddy, teddy_executable
 from testing.repos import commit_files, sealed_git_repo
 from testing.sealed import sealed_env
-from testing.session_story import Story, copy_story, play_story
+from testing.session_story import Story, copy_story, play_story_once
 from testing.sessions import three_turns
 from testing.templates import clone_into, play_template
 
@@ -88,8 +89,11 @@ def replies(tmp_path: Path, env: dict[str, str]) -> Path:
 
 @pytest.fixture(scope="session")
 def played_story(tmp_path_factory: pytest.TempPathFactory) -> Story:
-    """The story session (testing/session_story.py), played once per test process."""
-    return play_story(tmp_path_factory.mktemp("story"))
+    """The story session (testing/session_story.py), played once per run: pytest-xdist's
+    workers share their base folder's parent, and the first to need the story plays it there."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return play_story_once(shared / "played-story")
 
 
 @pytest.fixture(scope="module")
