@@ -14,6 +14,7 @@ registration.
     web_server      a local web server for READ, RESEARCH and URLs (pytest plugin: `server`)
     log_builders    session log pieces
     session_story   the story session shared by the session log, codify and learn tests
+    templates       expensive state played once and copied for each test that changes it
 """
 
 import pkgutil

@@ -1,8 +1,12 @@
 """The sealed environment every test runs git and `git teddy` in: no user or system git
 configuration, fixed identities and dates (so hashes are stable), and no network."""
 
+import json
 import os
 import sys
+import tempfile
+import time
+from functools import cache
 from pathlib import Path
 
 FIXED_DATE = "2026-11-26T12:00:00+00:00"
@@ -36,4 +40,34 @@ def sealed_env(home: Path) -> dict[str, str]:
         "TEDDY_PROBE_TOOLS": "false",
     }
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    offline_for_a_while(Path(env["TIKTOKEN_CACHE_DIR"]))
+    warm_secret_formats(home / ".cache")
     return env
+
+
+@cache
+def _secret_formats_cache() -> bytes:
+    """The secret-formats cache a first `plan` writes, made once per test process."""
+    from git_teddy.secret_formats import library_patterns
+
+    with tempfile.TemporaryDirectory() as folder:
+        made = Path(folder) / "formats.json"
+        library_patterns(made)
+        return made.read_bytes()
+
+
+def warm_secret_formats(cache_home: Path) -> None:
+    """As after a user's first plan: later plans compile detect-secrets' patterns from the
+    cache instead of importing the library (about 0.15 s of CPU in each test's first plan).
+    tests/test_startup_imports.py tests the cold and damaged caches in folders of its own."""
+    cache_home.mkdir(parents=True, exist_ok=True)
+    (cache_home / "git-teddy-secret-formats.json").write_bytes(_secret_formats_cache())
+
+
+def offline_for_a_while(tiktoken_cache: Path) -> None:
+    """The tokenizer's download failed an hour ago, as on a machine without network (and on
+    CI): each test's first `plan` would otherwise try it again, importing requests for it
+    (about 0.1 s of CPU). tests/test_tokens.py tries the download in a cache of its own."""
+    tiktoken_cache.mkdir(parents=True, exist_ok=True)
+    record = {"time": time.time() - 3600, "why": "no network (connection refused)"}
+    (tiktoken_cache / "git-teddy-o200k_base.failed").write_text(json.dumps(record))

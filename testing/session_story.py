@@ -11,7 +11,8 @@ tests):
 - turn 06 (pathfinder again): CREATE done.txt.
 """
 
-import shutil
+import fcntl
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from testing.commands import Teddy, git
 from testing.llm_servers import OpenAIServer, model_reply
 from testing.repos import make_repo
 from testing.sealed import sealed_env
+from testing.templates import copy_template
 from testing.waits import EVENT_TIMEOUT
 
 SESSION = "20261126-story"
@@ -187,11 +189,22 @@ def copy_story(story: Story, root: Path) -> Story:
     repository gets its own and the story is played once per test process. The copied
     scratch worktrees (in the story's HOME's cache) are left out: git's records of them in
     the copy name folders that are not there, which the copy's first execute forgets."""
-    old = story.repo.parent
-    shutil.copytree(old, root, symlinks=True, dirs_exist_ok=True)
-    shutil.rmtree(root / "home" / ".cache" / "git-teddy", ignore_errors=True)
-    git_dir = root / story.repo.name / ".git"
-    for link in git_dir.glob("worktrees/*/gitdir"):
-        link.write_text(link.read_text().replace(str(old), str(root)))
-    env = {name: value.replace(str(old), str(root)) for name, value in story.env.items()}
+    env = copy_template(story.repo.parent, root, story.env)
     return Story(root / story.repo.name, env, Teddy(env), story.session)
+
+
+def play_story_once(folder: Path) -> Story:
+    """The story played in `folder` by the first test process to ask for it (pytest-xdist's
+    workers share the folder), under a lock: the others wait for it, then read it. Nothing may
+    change it: a module copies it first (copy_story)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        played = folder / "played.json"
+        if not played.exists():
+            story = play_story(folder)
+            record = {"repo": str(story.repo), "env": story.env, "session": story.session}
+            played.write_text(json.dumps(record))
+        record = json.loads(played.read_text())
+    env = record["env"]
+    return Story(Path(record["repo"]), env, Teddy(env), record["session"])

@@ -9,6 +9,7 @@ drives a process by signals or a terminal. `make check` runs the tests that are 
 `make test` runs all of them, in parallel.
 """
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,9 @@ from testing import tiers
 from testing.commands import Teddy, teddy_executable
 from testing.repos import commit_files, sealed_git_repo
 from testing.sealed import sealed_env
-from testing.session_story import Story, copy_story, play_story
+from testing.session_story import Story, copy_story, play_story_once
+from testing.sessions import three_turns
+from testing.templates import clone_into, play_template
 
 # Hypothesis times each example (200 ms by default): on a loaded machine that fails good code.
 # No deadline anywhere; a bound on speed belongs to benchmarks/.
@@ -96,11 +99,33 @@ def replies(tmp_path: Path, env: dict[str, str]) -> Path:
 
 @pytest.fixture(scope="session")
 def played_story(tmp_path_factory: pytest.TempPathFactory) -> Story:
-    """The story session (testing/session_story.py), played once per test process."""
-    return play_story(tmp_path_factory.mktemp("story"))
+    """The story session (testing/session_story.py), played once per run: pytest-xdist's
+    workers share their base folder's parent, and the first to need the story plays it there."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return play_story_once(shared / "played-story")
 
 
 @pytest.fixture(scope="module")
 def story(played_story: Story, tmp_path_factory: pytest.TempPathFactory) -> Story:
     """A copy of the story for each module using it: a module may change its repository."""
     return copy_story(played_story, tmp_path_factory.mktemp("story"))
+
+
+@pytest.fixture(scope="session")
+def played_three_turns(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """testing.sessions.three_turns played once per test process: (its folder, its
+    repository, the session)."""
+    root = tmp_path_factory.mktemp("three-turns")
+    return root, *play_template(root, three_turns)
+
+
+@pytest.fixture
+def three_turns_session(
+    played_three_turns: tuple[Path, Path, str], repo: Path, replies: Path
+) -> str:
+    """What `three_turns(repo, teddy, replies)` makes, copied into this test's repository
+    (and replies) rather than played again: the session."""
+    template_root, template_repo, session = played_three_turns
+    clone_into(template_root, template_repo, replies.parent, repo)
+    return session

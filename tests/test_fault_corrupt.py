@@ -18,6 +18,9 @@ import pytest
 
 from testing.commands import Result, Teddy, git, run
 from testing.plans import WORKTREE, create, plan_text
+from testing.repos import make_repo
+from testing.sealed import sealed_env
+from testing.templates import copy_template
 
 Damage = Callable[[Path], None]
 GARBAGE = {
@@ -32,20 +35,26 @@ class Story:
     """A repository whose session has turn 01 executed (a.txt created, committed) and
     turn 02 planned, not executed."""
 
-    def __init__(self, repo: Path, teddy: Teddy, env: dict[str, str]) -> None:
-        self.repo, self.teddy, self.env = repo, teddy, env
-        self.id = teddy.ok(repo, "new", "work").stdout.strip()
+    def __init__(self, repo: Path, teddy: Teddy, env: dict[str, str], session: str) -> None:
+        self.repo, self.teddy, self.env, self.id = repo, teddy, env, session
         self.ref = f"refs/heads/teddy/{self.id}/main"
-        self.plan_file(1, create("a.txt", "a\n"))
-        teddy.ok(repo, "plan", "-m", "one", "--from-file", str(self.plan_file(1)))
-        teddy.ok(repo, "execute", "-y")
-        git(repo, env, "add", "a.txt")
-        git(repo, env, "commit", "-qm", "a")
-        self.plan_file(2, create("b.txt", "b\n") + WORKTREE)  # executed in a pooled worktree
-        teddy.ok(repo, "plan", "-m", "two", "--from-file", str(self.plan_file(2)))
         self.derived = Path(git(repo, env, "rev-parse", "--git-common-dir").strip())
         self.derived = (repo / self.derived / "teddy").resolve()
         self.files = self.user_files()
+
+    @classmethod
+    def play(cls, repo: Path, teddy: Teddy, env: dict[str, str]) -> "Story":
+        session = teddy.ok(repo, "new", "work").stdout.strip()
+        plan = repo.parent / "plan1.md"
+        plan.write_text(plan_text(create("a.txt", "a\n")))
+        teddy.ok(repo, "plan", "-m", "one", "--from-file", str(plan))
+        teddy.ok(repo, "execute", "-y")
+        git(repo, env, "add", "a.txt")
+        git(repo, env, "commit", "-qm", "a")
+        plan = repo.parent / "plan2.md"
+        plan.write_text(plan_text(create("b.txt", "b\n") + WORKTREE))  # in a pooled worktree
+        teddy.ok(repo, "plan", "-m", "two", "--from-file", str(plan))
+        return cls(repo, teddy, env, session)
 
     def plan_file(self, number: int, action: str = "") -> Path:
         path = self.repo.parent / f"plan{number}.md"
@@ -118,9 +127,23 @@ class Story:
         self.git("fsck", "--strict", "--no-progress")
 
 
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], str]:
+    """The story played once per module (four commands through the executable): its folder
+    (HOME and repository), its environment and its session."""
+    root = tmp_path_factory.mktemp("corrupt-story")
+    (root / "home").mkdir()
+    env = sealed_env(root / "home")
+    repo = make_repo(root / "repo", env, {"README.md": "# demo\n", "app.py": "print('hello')\n"})
+    return root, env, Story.play(repo, Teddy(env), env).id
+
+
 @pytest.fixture
-def story(repo: Path, teddy: Teddy, env: dict[str, str]) -> Story:
-    return Story(repo, teddy, env)
+def story(played: tuple[Path, dict[str, str], str], tmp_path: Path) -> Story:
+    """A copy of the played story for each test: every test damages it."""
+    template, env, session = played
+    env = copy_template(template, tmp_path / "story", env)
+    return Story(tmp_path / "story" / "repo", Teddy(env), env, session)
 
 
 # ---- derived state ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from git_teddy.errors import EXIT_CONFLICTS, EXIT_USER_ERROR
 from testing.commands import Result, Teddy, git, run
 from testing.plans import create, edit, execute, plan_text
-from testing.sessions import queue, report_of, start, three_turns
+from testing.sessions import queue, report_of, start
 
 
 def assert_fsck_clean(repo: Path, env: dict) -> None:
@@ -40,9 +40,15 @@ def session_branches(repo: Path, env: dict, session: str) -> list[str]:
     ],
 )
 def test_a_killed_restore_or_branch_is_told_and_its_saved_state_listed(
-    repo: Path, teddy: Teddy, env: dict, replies: Path, step: str, command: list[str]
+    repo: Path,
+    teddy: Teddy,
+    env: dict,
+    replies: Path,
+    three_turns_session: str,
+    step: str,
+    command: list[str],
 ) -> None:
-    session = three_turns(repo, teddy, replies)
+    session = three_turns_session
     (repo / "mine.txt").write_bytes(b"written by hand\r\n\x00")
     (repo / "one.txt").write_text("one, edited by hand\n")
     teddy.killed_at(step, repo, *command)
@@ -63,9 +69,8 @@ def test_a_killed_restore_or_branch_is_told_and_its_saved_state_listed(
 
 
 def test_a_refused_restore_leaves_no_note(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
+    repo: Path, teddy: Teddy, env: dict, replies: Path, three_turns_session: str
 ) -> None:
-    three_turns(repo, teddy, replies)
     (repo / "mine.txt").write_text("mine\n")
     assert_refused(teddy(repo, "restore", "01"))
     assert "note:" not in teddy.ok(repo, "saved").stderr
@@ -73,9 +78,9 @@ def test_a_refused_restore_leaves_no_note(
 
 
 def test_a_file_put_back_from_a_saved_state_is_never_dropped_without_force(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
+    repo: Path, teddy: Teddy, env: dict, replies: Path, three_turns_session: str
 ) -> None:
-    session = three_turns(repo, teddy, replies)
+    session = three_turns_session
     (repo / "mine.txt").write_text("my own file\n")
     refused = teddy(repo, "restore", "01")
     assert_refused(refused)
@@ -98,9 +103,9 @@ def test_a_file_put_back_from_a_saved_state_is_never_dropped_without_force(
 
 
 def test_restoring_an_older_turn_makes_no_branch_until_a_plan(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
+    repo: Path, teddy: Teddy, env: dict, replies: Path, three_turns_session: str
 ) -> None:
-    session = three_turns(repo, teddy, replies)
+    session = three_turns_session
     for _ in range(2):
         result = teddy.ok(repo, "restore", "01")
         assert "the next plan continues from turn 01" in result.stdout
@@ -120,9 +125,9 @@ def test_restoring_an_older_turn_makes_no_branch_until_a_plan(
 
 
 def test_a_failed_plan_after_a_restore_leaves_no_branch(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
+    repo: Path, teddy: Teddy, env: dict, replies: Path, three_turns_session: str
 ) -> None:
-    session = three_turns(repo, teddy, replies)
+    session = three_turns_session
     teddy.ok(repo, "restore", "01")
     bad = repo.parent / "bad.md"
     bad.write_text("not a plan\n")

@@ -5,6 +5,7 @@ for yolo replies, a pseudo-terminal for the interactive loop, SIGINT for Ctrl-C.
 import json
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pexpect
@@ -292,6 +293,33 @@ def test_ctrl_c_at_the_comment_prompt_pauses(
     assert child.exitstatus == 0
     assert show(repo, env, session, "02/user_prompt.txt") == "wrap up\n"
     assert status_of(repo, teddy) == "completed"
+
+
+# The comment prompt, alone in a fresh process each time (the first, cold prompt is where
+# input() used to lose a Ctrl-C pressed between showing the prompt and reading the line).
+PROMPT_ONCE = """
+from git_teddy.cli.terminal import TerminalUI
+from git_teddy.ui import Interrupted
+try:
+    TerminalUI().next_message()
+    print("NOT INTERRUPTED")
+except Interrupted:
+    print("INTERRUPTED")
+"""
+
+
+def test_ctrl_c_the_moment_the_prompt_shows_always_interrupts_it() -> None:
+    # On the old main about 1 in 6 of these Ctrl-Cs was echoed, then waited for an Enter.
+    for attempt in range(12):
+        child = pexpect.spawn(
+            sys.executable, ["-c", PROMPT_ONCE], encoding="utf-8", timeout=EVENT_TIMEOUT
+        )
+        child.expect("Comment for the next plan")
+        child.sendintr()
+        # a lost Ctrl-C shows as no answer at all: the event wait's hang guard ends it
+        found = child.expect(["INTERRUPTED", "NOT INTERRUPTED"])
+        child.close(force=True)
+        assert found == 0, f"attempt {attempt}: Ctrl-C at the prompt was not an interrupt"
 
 
 def test_every_turn_of_the_loop_goes_through_the_pipeline(

@@ -11,6 +11,7 @@ import yaml
 from testing.commands import Teddy, git
 from testing.plans import create, edit, plan_text
 from testing.sessions import kept_snapshots, queue
+from testing.templates import clone_into, play_template
 from testing.terminal import on_terminal
 
 ESC = "\x1b["
@@ -52,9 +53,19 @@ def result_of(repo: Path, env: dict, session: str, turn: str, branch: str = "mai
     raise AssertionError(f"no report of {turn}: {out}")
 
 
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """The three turns played once per module: (its folder, its repository, the session)."""
+    root = tmp_path_factory.mktemp("three-turns")
+    return root, *play_template(root, three_turns)
+
+
 @pytest.fixture
-def session(repo: Path, teddy: Teddy, replies: Path) -> str:
-    return three_turns(repo, teddy, replies)
+def session(played: tuple[Path, Path, str], repo: Path, replies: Path) -> str:
+    """The played three turns, copied into this test's repository (and replies)."""
+    template_root, template_repo, session = played
+    clone_into(template_root, template_repo, replies.parent, repo)
+    return session
 
 
 @pytest.mark.parametrize(

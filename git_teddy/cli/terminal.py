@@ -3,12 +3,15 @@ without one (-y, --yolo); and the refusal to ask where there is no terminal to a
 
 import os
 import select
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
+import click.termui
 
 from git_teddy.errors import TeddyError
 from git_teddy.printable import printable
@@ -28,11 +31,40 @@ ANSWERS = {
 
 @contextmanager
 def _asking() -> Iterator[None]:
-    """Ctrl-C or end of input at a prompt (click.Abort) is the library's Interrupted."""
+    """Ctrl-C or end of input at a prompt (click.Abort) is the library's Interrupted. The
+    prompt reads its line with `_read_line`, which no Ctrl-C can slip past."""
+    reading = click.termui.visible_prompt_func
+    click.termui.visible_prompt_func = _read_line
     try:
         yield
     except click.Abort:
         raise Interrupted from None
+    finally:
+        click.termui.visible_prompt_func = reading
+
+
+def _read_line(prompt: str) -> str:
+    """`input(prompt)` without its lost Ctrl-C. input() writes the prompt, then blocks in
+    read(2), and Python sees a signal only when it interrupts that read: a Ctrl-C pressed
+    after the prompt shows but before the read starts waits for the next Enter. Here the
+    signal's wakeup fd is watched beside the terminal, so a Ctrl-C at any moment (from
+    `set_wakeup_fd` on) ends the wait and raises KeyboardInterrupt, as click expects."""
+    terminal = sys.stdin is not None and sys.stdin.isatty() and sys.stdout.isatty()
+    if not terminal or threading.current_thread() is not threading.main_thread():
+        return input(prompt)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    previous = signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+    try:
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        while sys.stdin not in select.select([sys.stdin, wake_read], [], [])[0]:
+            os.read(wake_read, 64)  # a signal whose handler did not raise: wait on
+        return input()  # a whole line is there to read (the terminal is line by line)
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(wake_read)
+        os.close(wake_write)
 
 
 QUIET = "git_teddy.quiet"  # in click's ctx.meta, which every command shares with the group
