@@ -31,6 +31,7 @@ from git_teddy.gitstore.apply import (
     changes_between_trees,
     tree_changes,
 )
+from git_teddy.gitstore.saved_paths import snapshot_paths
 from git_teddy.gitstore.usercommit import is_pushed, uncommit
 from git_teddy.session.claims import claim_session
 from git_teddy.session.models import TurnCommit
@@ -175,12 +176,16 @@ def _undo_last(ws: Workspace, session: str) -> Undone:
     after = repo.write_commit(
         applied.after_tree, [], f"teddy: your files after applying turn {applied.turn}"
     )
-    saved = store.take_snapshot(session, f"{SAVED_STATE_SUBJECT}{label}", after)
+    # Only the paths undo writes are saved (and read): the user's other files stay theirs.
+    # A state of its own even when those are as applied: `after` holds none of the user's
+    # other files, and restoring it whole would take them back too.
+    before_tree = repo.read_commit(applied.before).tree
+    writes = [c.path for c in changes_between_trees(repo, applied.after_tree, before_tree)]
+    saved = snapshot_paths(repo, f"{SAVED_STATE_SUBJECT}{label}", after, writes, always=True)
+    store.keep_snapshot(session, saved)
     repo.layout.write_placing(session, saved, label)
     reached("undo.saved")
-    back = repo.write_commit(
-        repo.read_commit(applied.before).tree, [after], f"teddy: turn {applied.turn} undone"
-    )
+    back = repo.write_commit(before_tree, [after], f"teddy: turn {applied.turn} undone")
     if remove:  # the branch and index first: a killed run leaves the files to undo again
         parent = repo.read_commit(remove).parents[0]
         uncommit(repo, remove, [c.path for c in tree_changes(repo, parent, remove)])
