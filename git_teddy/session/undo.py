@@ -7,8 +7,9 @@ the same way). Undo moves the user's files from that applied state back to the s
 byte for byte when nothing moved since; when the user edited files after applying, their
 edits are merged in as `git stash pop` merges (kept where they do not overlap the turn's
 change; a text conflict gets markers, any other keeps the user's version). Either way the
-current files are saved first, and the command says how to get them back: undo is itself
-undone by `restore`. Each undo is a session commit (`Teddy-Phase: undo`, `Teddy-Undone`),
+current versions of the paths it writes are saved first (those alone, gitstore.saved_paths:
+the user's other files are neither read nor touched), and the command says how to get them
+back: undo is itself undone by `restore`. Each undo is a session commit (`Teddy-Phase: undo`, `Teddy-Undone`),
 so a second undo takes back the turn applied before that one.
 
 A result teddy.autoCommit committed is taken off the branch with the files while that
