@@ -9,8 +9,8 @@ edits are merged in as `git stash pop` merges (kept where they do not overlap th
 change; a text conflict gets markers, any other keeps the user's version). Either way the
 current versions of the paths it writes are saved first (those alone, gitstore.saved_paths:
 the user's other files are neither read nor touched), and the command says how to get them
-back: undo is itself undone by `restore`. Each undo is a session commit (`Teddy-Phase: undo`, `Teddy-Undone`),
-so a second undo takes back the turn applied before that one.
+back: undo is itself undone by `restore`. Each undo is a session commit (`Teddy-Phase:
+undo`, `Teddy-Undone`), so a second undo takes back the turn applied before that one.
 
 A result teddy.autoCommit committed is taken off the branch with the files while that
 commit is HEAD and unpushed (the branch back to its parent, the index entries of its paths
