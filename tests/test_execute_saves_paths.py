@@ -13,19 +13,20 @@ import pytest
 from testing.commands import Teddy, git
 from testing.plans import WORKTREE, create, edit
 from testing.repos import commit_files
-from testing.sessions import start
+from testing.sessions import report_of, start
 
 LONG = "".join(f"line {n}\n" for n in range(1, 21))  # a file to edit in two far places
 WRITES = ("app.py", "two.txt", "x/one.txt")  # the three files the plan below writes
+EXIT_NOT_APPLIED = 6  # execute's exit when the result could not be applied
 SCANS = ("status", "add", "diff-files", "diff-index")  # git commands that walk the files
 
 
-def user_git(teddy: Teddy, repo: Path, *args: str) -> list[list[str]]:
-    """Run `git teddy ARGS`; the arguments of each git process it ran in the user's
-    working tree (not in a scratch worktree)."""
+def user_git(teddy: Teddy, repo: Path, *args: str, code: int = 0) -> list[list[str]]:
+    """Run `git teddy ARGS` (exiting `code`); the arguments of each git process it ran in
+    the user's working tree (not in a scratch worktree)."""
     trace = repo.parent / "trace2.json"
     trace.unlink(missing_ok=True)
-    Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).ok(repo, *args)
+    Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).exits(code, repo, *args)
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     where = {e["sid"]: e.get("worktree") for e in events if e["event"] == "def_repo"}
     return [
@@ -89,25 +90,31 @@ def test_execute_reads_only_the_paths_it_writes(
 
 
 def _edited_session(repo: Path, teddy: Teddy, env: dict) -> tuple[str, dict[str, bytes]]:
-    """A planned turn writing long.txt (tracked), todo.txt (untracked) and gen/new.txt; then
-    the user's edits of their own: to long.txt (staged) and todo.txt far from the turn's,
-    and to files the turn does not write. Returns the session and the user's files then."""
+    """A planned turn writing long.txt (tracked), todo.txt (untracked), keep.log (tracked
+    though ignored) and gen/new.txt; then the user's edits of their own: to long.txt
+    (staged), todo.txt and keep.log far from the turn's, and to files the turn does not
+    write. Returns the session and the user's files then."""
     commit_files(repo, env, {"long.txt": LONG, "other.txt": "other\n", ".gitignore": "*.log\n"})
+    (repo / "keep.log").write_text(LONG)
+    git(repo, env, "add", "--force", "keep.log")
+    git(repo, env, "commit", "-qm", "a tracked file the ignore rules match")
     (repo / "todo.txt").write_text(LONG)
     session = start(
         repo,
         teddy,
         edit("long.txt", "line 5", "line five"),
         edit("todo.txt", "line 7", "line seven"),
+        edit("keep.log", "line 3", "line three"),
         create("gen/new.txt", "generated\n"),
     )
     (repo / "long.txt").write_text(LONG.replace("line 19", "line 19, mine"))
     git(repo, env, "add", "long.txt")
     (repo / "todo.txt").write_text(LONG.replace("line 18", "line 18, mine"))
+    (repo / "keep.log").write_text(LONG.replace("line 17", "line 17, mine"))
     (repo / "other.txt").write_text("other, edited after planning\n")
     (repo / "notes.txt").write_text("untracked, not in the plan\n")
     (repo / "build.log").write_text("ignored\n")
-    mine = {p: (repo / p).read_bytes() for p in ("long.txt", "todo.txt")}
+    mine = {p: (repo / p).read_bytes() for p in ("long.txt", "todo.txt", "keep.log")}
     return session, mine
 
 
@@ -127,7 +134,7 @@ def test_the_saved_state_holds_the_written_paths_and_undo_brings_them_back(
     others = stats(repo, UNTOUCHED)
     index = git(repo, env, "ls-files", "-s")
     executed = teddy.ok(repo, "execute", "-y")
-    assert "merged with your edits: 3 file(s) changed" in executed.stdout
+    assert "merged with your edits: 4 file(s) changed" in executed.stdout
     assert (repo / "long.txt").read_text() == LONG.replace("line 5\n", "line five\n").replace(
         "line 19", "line 19, mine"
     )  # merged with the user's edit
@@ -175,3 +182,17 @@ def test_restoring_the_saved_state_puts_back_those_paths_alone(
     assert "line seven" in (repo / "todo.txt").read_text()
     assert (repo / "gen/new.txt").read_text() == "generated\n"
     assert stats(repo, UNTOUCHED) == others
+
+
+def test_an_ignored_file_where_the_turn_writes_is_never_replaced(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    commit_files(repo, env, {".gitignore": "*.log\n"})
+    session = start(repo, teddy, create("out.log", "from the turn\n"), create("two.txt", "2\n"))
+    (repo / "out.log").write_text("the user's ignored file\n")  # in no snapshot
+    refused = user_git(teddy, repo, "execute", "-y", code=EXIT_NOT_APPLIED)
+    assert not [argv for argv in refused if command(argv) == "status"]  # found by its paths
+    applied = report_of(repo, env, session)["run_summary"]["applied"]
+    assert applied.startswith("not applied: writing out.log would replace out.log")
+    assert (repo / "out.log").read_text() == "the user's ignored file\n"
+    assert not (repo / "two.txt").exists()  # nothing written
