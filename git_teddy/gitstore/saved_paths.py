@@ -1,6 +1,6 @@
 """Saved states of the paths a command is about to write, and of those alone (issue 31
 item 2): the user's versions of them put on top of another snapshot, read without scanning
-the rest of the working tree (gitstore.worktree_tree `paths_tree`), so `execute` pays for
+the rest of the working tree (gitstore.worktree_tree `paths_entries`), so `execute` pays for
 the files its turn changes, and the turn's one full scan stays the one of `plan`.
 
 Such a state holds the paths as a snapshot would (tracked, staged, untracked alike; ignored
@@ -20,7 +20,7 @@ from git_teddy.artifacts.paths import entry_problem
 from git_teddy.artifacts.trailers import format_message, parse_trailers
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.snapshot import HEAD_TRAILER, snapshot_worktree
-from git_teddy.gitstore.worktree_tree import paths_tree
+from git_teddy.gitstore.worktree_tree import paths_entries
 
 SAVED_PATHS_TRAILER = "Teddy-Saved-Paths"
 LISTED = "Saved: these paths alone (JSON strings), the rest of the working tree untouched"
@@ -84,11 +84,10 @@ def snapshot_paths(
     scratch = layout.shared.make_folders(layout.scratch)
     before = repo.read_commit(parent).tree
     globs = repo.secret_globs()
-    tree = (
-        paths_tree(repo.toplevel, repo.index_file, scratch, before, covered, globs)
-        if covered
-        else before
-    )
+    tree = before
+    if covered:
+        entries = paths_entries(repo.toplevel, repo.index_file, scratch, covered, globs)
+        tree = repo.tree_replacing(before, covered, entries)
     if tree == before and not always:
         return parent
     head = repo.head_commit() or ""

@@ -151,23 +151,22 @@ def staged_tree(
         Path(f"{temp_index}.lock").unlink(missing_ok=True)
 
 
-def paths_tree(
+def paths_entries(
     top: Path,
     index: Path,
     scratch: Path,
-    tree: str,
     paths: Sequence[str],
     globs: Sequence[str] | None = None,
-) -> str:
-    """`tree` with `paths` (from the top; a folder stands for the files in it) as the
-    working tree has them, and nothing else of the working tree read: staged_tree's way on
-    those paths alone, so its cost follows them, not the repository (issue 31 item 2).
-    A path the working tree does not have (or has ignored, or secret-looking) is not in
-    the tree it gives, as a snapshot would leave it out."""
+) -> dict[str, tuple[str, str]]:
+    """The index entries (path -> (mode, blob id), blobs stored) of `paths` (from the top; a
+    folder stands for the files in it) as the working tree has them, nothing else of the
+    working tree read: staged_tree's way on those paths alone, so its cost follows them,
+    not the repository (issue 31 item 2). A path the working tree does not have (or has
+    ignored, or secret-looking) has no entry, as a snapshot would leave it out."""
     specs = [f":(literal){rel}" for rel in paths]
     scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=scratch, prefix="paths-") as folder:
-        scan_index, tree_index = Path(folder) / "scan", Path(folder) / "tree"
+        scan_index = Path(folder) / "index"
         if index.exists():  # its stat data spare re-reading the tracked files not changed
             _copy_keeping_mtime(index, scan_index)
         scan = {"GIT_INDEX_FILE": str(scan_index), "GIT_OPTIONAL_LOCKS": "0"}
@@ -189,12 +188,10 @@ def paths_tree(
         secrets = set(untracked_secrets(top, untracked, configured_globs(top, globs)))
         _add_listed(top, scan, no_hooks, [rel for rel in untracked if rel not in secrets])
         found = runner.output(["ls-files", "--stage", "-z", "--", *specs], top, scan)
-        # The same paths taken out of `tree`, then put in as found.
-        env = {"GIT_INDEX_FILE": str(tree_index), "GIT_OPTIONAL_LOCKS": "0"}
-        runner.output(["read-tree", tree], top, env)
-        held = runner.output(["ls-files", "-z", "--", *specs], top, env).split("\0")
-        zero = "0" * len(tree)
-        info = "".join(f"0 {zero}\t{rel}\0" for rel in held if rel) + found
-        update = ["update-index", "-z", "--replace", "--index-info"]
-        runner.output(update, top, env, input=info)
-        return runner.output(["write-tree"], top, env).strip()
+    entries: dict[str, tuple[str, str]] = {}
+    for line in filter(None, found.split("\0")):
+        meta, _, path = line.partition("\t")
+        mode, blob, stage = meta.split(" ")
+        if stage == "0":
+            entries[path] = (mode, blob)
+    return entries
