@@ -11,7 +11,9 @@ loaded by `importlib.import_module` (the command's own module, gitstore.repo), w
 first use): compare it between versions, not with the wall time. On a shared machine both
 figures move by 20%; `valgrind --tool=callgrind` instruction counts are the steady measure.
 Then issue 31's turn goal: `plan --from-file` + `execute -y` in a 3-file repository (each
-turn a new tree), median of the runs, <= 0.45 s. Run with `make bench` (git-teddy on PATH).
+turn a new tree), median of the runs, <= 0.45 s; and its read-only goal: `show`, `log` and
+`diff 01` of a 50-turn session (bench_export's, made once in the cache), each <= 0.15 s,
+with their import totals and git's share (trace2). Run with `make bench` (git-teddy on PATH).
 """
 
 import argparse
@@ -22,7 +24,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_snapshot import git, sealed_env, timed
+from bench_export import played
+from bench_snapshot import git, sealed_env, timed, traced
 
 FILES = 200
 # Seconds of imports per command. Issue 16 P1 gives a turn 1.5x `git status` on the
@@ -30,6 +33,8 @@ FILES = 200
 # a turn must make, that leaves ~0.14 s for everything else, start-up included.
 IMPORT_GOAL = 0.150
 TURN_GOAL = 0.45  # issue 31: one turn (plan --from-file + execute -y) in a 3-file repository
+READ_GOAL = 0.15  # issue 31: show / log / diff 01 of a 50-turn session
+READ_COMMANDS = ("show", "log", "diff 01")
 
 
 def make_repo(repo: Path, env: dict[str, str]) -> None:
@@ -136,6 +141,40 @@ def small_turns(scratch: Path, env: dict[str, str], runs: int) -> list[float]:
     return seconds[1:]
 
 
+def read_commands(turns: int, runs: int) -> dict[str, tuple[float, float, float]]:
+    """Each read-only command of a `turns`-turn session: median wall, git's part of it and
+    import total (seconds), the commands' runs interleaved after one warm-up each."""
+    repo, env, _session = played(turns)
+    walls: dict[str, list[tuple[float, float]]] = {name: [] for name in READ_COMMANDS}
+    imports: dict[str, list[float]] = {name: [] for name in READ_COMMANDS}
+    for name in READ_COMMANDS:
+        timed(["git", "teddy", *name.split()], repo, env)
+    for _ in range(runs):
+        for name in READ_COMMANDS:
+            args = ["git", "teddy", *name.split()]
+            walls[name].append(traced(args, repo, env))
+            imports[name].append(import_total(args, repo, env))
+    return {
+        name: (
+            statistics.median(w for w, _ in walls[name]),
+            statistics.median(g for _, g in walls[name]),
+            statistics.median(imports[name]),
+        )
+        for name in READ_COMMANDS
+    }
+
+
+def report_reads(turns: int, figures: dict[str, tuple[float, float, float]]) -> None:
+    print(f"\n{'git teddy ... (' + str(turns) + ' turns)':28}{'wall':>9}{'git':>9}{'imports':>10}")
+    for name, (wall, in_git, imports) in figures.items():
+        print(f"{name:28}{wall:>8.3f}s{in_git:>8.3f}s{imports:>9.3f}s")
+    print()
+    for name, (wall, _, _) in figures.items():
+        verdict = "ok" if wall <= READ_GOAL else "MISS"
+        line = f"{name} of a {turns}-turn session"
+        print(f"{line:48}{wall:>8.3f}s   goal <= {READ_GOAL:g} s: {verdict}")
+
+
 def python_startup(env: dict[str, str], cwd: Path, runs: int) -> float:
     return statistics.median(timed([sys.executable, "-c", "pass"], cwd, env) for _ in range(runs))
 
@@ -163,6 +202,7 @@ def report(bench: Bench, python: float, runs: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per figure")
+    parser.add_argument("--turns", type=int, default=50, help="turns of the read-only session")
     args = parser.parse_args()
     if shutil.which("git-teddy") is None:
         sys.exit("error: git-teddy is not on PATH\nhint: run `make bench`")
@@ -186,6 +226,7 @@ def main() -> int:
     verdict = "ok" if turn <= TURN_GOAL else "MISS"
     label = "a turn in a 3-file repository (plan + execute)"
     print(f"{label:48}{turn:>8.3f}s   goal <= {TURN_GOAL:g} s: {verdict}")
+    report_reads(args.turns, read_commands(args.turns, args.runs))
     return 0
 
 

@@ -41,6 +41,16 @@ def _check_tier_has_no_git(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _user_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What code run in the tests' own process keeps in the user's cache folder (the secret
+    formats' patterns, git_teddy.secret_formats) goes to a temporary folder, never the
+    tester's ~/.cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
+        yield
+
+
 # Fixtures: openai_server and anthropic_server (model APIs), server (web pages, search).
 pytest_plugins = ["testing.llm_servers", "testing.web_server"]
 

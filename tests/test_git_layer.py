@@ -35,7 +35,12 @@ OS_PROCESS_CALLS = ("system", "popen", "exec", "spawn", "posix_spawn", "fork")
 # What code outside gitstore/ may take from the runner: its error, and the environment the
 # user's EXECUTE commands run in. Never the functions that run git with git's arguments.
 # What the runner offers that starts no process: its error, and the environment it runs git in.
-RUNNER_NAMES_OUTSIDE = {"GitFailed", "isolated_environ", "anchor_repository_env"}
+RUNNER_NAMES_OUTSIDE = {
+    "GitFailed",
+    "isolated_environ",
+    "anchor_repository_env",
+    "skip_pydantic_plugins",
+}
 STDLIB_FAST_PATHS = [
     "git_teddy.gitstore.runner",
     "git_teddy.gitstore.plumbing",

@@ -39,7 +39,8 @@ def write_hook(path: Path, text: str | bytes) -> None:
 
 def trailers(repo: Path, env: dict[str, str], rev: str = "HEAD") -> list[str]:
     out = git(repo, env, "log", "-1", "--format=%(trailers:only,unfold)", rev)
-    return [line for line in out.splitlines() if line.startswith("Teddy-")]
+    # Teddy-Snapshot beside them: tests/test_shape_landing.py
+    return [line for line in out.splitlines() if line.startswith(("Teddy-Session", "Teddy-Turn"))]
 
 
 def break_interpreter(hook: Path, tmp_path: Path) -> None:
@@ -98,7 +99,7 @@ def test_install_creates_executable_hooks_and_uninstall_deletes_them(
 def test_the_block_records_the_interpreter(repo: Path, teddy: Teddy, env: dict) -> None:
     teddy.ok(repo, "hooks", "install")
     text = hook_path(repo, env, "prepare-commit-msg").read_text()
-    python = re.search(r"TEDDY_HOOK_REF_PREFIX='teddy/' (\S+) -I -m git_teddy", text)
+    python = re.search(r"TEDDY_HOOK_REF_PREFIX=\S+ (\S+) -I -m git_teddy", text)
     assert python
     probe = run([python.group(1), "-c", "import git_teddy.hooks.pre_push"], repo, env)
     assert probe.returncode == 0, probe.stderr
@@ -224,7 +225,7 @@ def test_a_commit_of_applied_changes_gets_the_trailers_once(
     assert trailers(repo, env) == expected
 
 
-def test_trailers_name_the_most_recent_turn(
+def test_trailers_name_each_turn_whose_result_is_committed(
     repo: Path, teddy: Teddy, env: dict, applied: str
 ) -> None:
     plan = repo.parent / "plan2.md"
@@ -234,7 +235,8 @@ def test_trailers_name_the_most_recent_turn(
     teddy.ok(repo, "hooks", "install")
     git(repo, env, "add", "x.txt", "y.txt")
     git(repo, env, "commit", "-qm", "both")
-    assert trailers(repo, env) == [f"Teddy-Session: {applied}", "Teddy-Turn: 02"]
+    expected = [f"Teddy-Session: {applied}", "Teddy-Turn: 01", "Teddy-Turn: 02"]
+    assert trailers(repo, env) == expected
 
 
 def test_an_ordinary_commit_gets_no_trailers(

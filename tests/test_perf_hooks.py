@@ -27,14 +27,15 @@ def break_python(repo: Path, env: dict[str, str], tmp_path: Path) -> None:
     broken.chmod(0o755)
     path = hook(repo, env)
     text = path.read_text()
-    new = re.sub(r"(TEDDY_HOOK_REF_PREFIX='teddy/' )\S+( -I -m)", rf"\g<1>{broken}\g<2>", text)
+    new = re.sub(r"(TEDDY_HOOK_REF_PREFIX=\S+ )\S+( -I -m)", rf"\g<1>{broken}\g<2>", text)
     assert new != text
     path.write_text(new)
 
 
 def trailers(repo: Path, env: dict[str, str]) -> list[str]:
     out = git(repo, env, "log", "-1", "--format=%(trailers:only,unfold)")
-    return [line for line in out.splitlines() if line.startswith("Teddy-")]
+    # Teddy-Snapshot beside them: tests/test_shape_landing.py
+    return [line for line in out.splitlines() if line.startswith(("Teddy-Session", "Teddy-Turn"))]
 
 
 def commit(repo: Path, env: dict[str, str], message: str, *paths: str) -> str:

@@ -1,15 +1,13 @@
 """One keep ref per session (session/keep.py): the refs of a session stay two (its branch
 and its keep ref) however many turns and snapshots it has; a push carries every snapshot,
-so a clone with its own objects only restores any turn; `git gc --prune=now` keeps them;
-sessions of the old layout (one ref per snapshot) are read, and folded into a keep ref by
-their next write, push or fetch."""
+so a clone with its own objects only restores any turn; `git gc --prune=now` keeps them."""
 
 from pathlib import Path
 
 import pytest
 
 from testing.commands import Teddy, git
-from testing.plans import create, edit, plan_text
+from testing.plans import create, plan_text
 from testing.repos import bare_remote
 from testing.sessions import kept_snapshots, queue
 
@@ -51,17 +49,6 @@ def clone_own_objects(tmp_path: Path, remote: Path, env: dict, name: str) -> Pat
     there = tmp_path / name
     git(tmp_path, env, "clone", "-q", "--no-local", str(remote), str(there))
     return there
-
-
-def to_old_layout(repo: Path, env: dict, session: str) -> list[str]:
-    """Rewrite a session's refs as git-teddy wrote them before keep refs: one ref per snapshot
-    under refs/teddy/snapshots/<id>/, no keep ref; gc drops the keep commits."""
-    snapshots = kept_snapshots(repo, env, session)
-    for sha in snapshots:
-        git(repo, env, "update-ref", f"refs/teddy/snapshots/{session}/{sha}", sha)
-    git(repo, env, "update-ref", "-d", f"refs/teddy/keep/{session}")
-    gc_now(repo, env)
-    return snapshots
 
 
 def test_refs_stay_two_however_many_turns_and_snapshots(
@@ -160,46 +147,3 @@ def test_diverged_keep_refs_are_merged_by_fetch(
     # My keep ref now descends from the remote's: pushing it is a fast-forward.
     keep = f"refs/teddy/keep/{session}"
     git(repo, env, "push", "-q", "origin", f"{keep}:{keep}")
-
-
-def test_an_old_layout_session_is_read_then_migrated_by_its_next_write(
-    repo: Path, teddy: Teddy, env: dict, replies: Path
-) -> None:
-    session = session_with_turns(repo, teddy, replies, 2)
-    old = to_old_layout(repo, env, session)
-    assert len(session_refs(repo, env, session)) == 1 + len(old)
-    for sha in old:  # gc kept them through the old refs
-        git(repo, env, "cat-file", "-e", f"{sha}^{{commit}}")
-    listed = teddy.ok(repo, "log", session).stdout
-    assert "02" in listed
-    teddy.ok(repo, "restore", "-s", session, "01", "--force")  # reads the old layout, then writes
-    assert session_refs(repo, env, session) == [
-        f"refs/heads/teddy/{session}/main",
-        f"refs/teddy/keep/{session}",
-    ]
-    assert set(old) <= set(kept_snapshots(repo, env, session))
-    turn(repo, teddy, replies, session, plan_text(edit("f1.txt", "1", "one")), 3)
-    gc_now(repo, env)
-    teddy.ok(repo, "restore", "-s", session, "02", "--force")
-    assert (repo / "f2.txt").read_text() == "2\n"
-
-
-def test_an_old_layout_remote_is_fetched_into_the_new_layout(
-    repo: Path, teddy: Teddy, env: dict, replies: Path, remote: Path, tmp_path: Path
-) -> None:
-    """A remote an older git-teddy pushed to: per-snapshot refs, no keep ref."""
-    session = session_with_turns(repo, teddy, replies, 2)
-    old = to_old_layout(repo, env, session)
-    git(repo, env, "push", "-q", "origin", f"refs/heads/teddy/{session}/main")
-    git(repo, env, "push", "-q", "origin", f"refs/teddy/snapshots/{session}/*")
-    there = clone_own_objects(tmp_path, remote, env, "there")
-    teddy.ok(there, "fetch", "origin", session)
-    assert not git(there, env, "for-each-ref", "refs/teddy/snapshots/")
-    assert sorted(kept_snapshots(there, env, session)) == sorted(old)
-    gc_now(there, env)
-    teddy.ok(there, "restore", "-s", session, "01", "--force")
-    assert (there / "f1.txt").read_text() == "1\n" and not (there / "f2.txt").exists()
-    # And the old-layout session's own push sends the new layout.
-    teddy.ok(repo, "push", "origin", session)
-    assert f"refs/teddy/keep/{session}" in git(repo, env, "ls-remote", "origin")
-    assert not git(repo, env, "for-each-ref", "refs/teddy/snapshots/")

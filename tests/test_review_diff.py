@@ -196,7 +196,7 @@ def test_applied_refused_when_nothing_was_applied(
     teddy.ok(repo, "new", "kept")
     teddy.ok(repo, "plan", "-m", "first")
     git(repo, env, "config", "teddy.apply", "never")
-    teddy.exits(6, repo, "execute", "-y")  # 6: done, not applied
+    teddy.exits(0, repo, "execute", "-y")  # done; kept unapplied by choice (issue 26)
     refused = teddy.exits(1, repo, "diff", "--applied", "01")
     assert "was not applied to your files" in refused.stderr
     assert "hint: see what the turn changed" in refused.stderr

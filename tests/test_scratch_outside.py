@@ -1,8 +1,8 @@
 """Issue 30 items 1, 2 and 7: the scratch worktrees live outside the user's project, in the
 per-user cache (the sealed HOME's `.cache/git-teddy/<name>-<key>/wt-N`), so a tool that
 searches the project folder (node's test runner, `grep -r`) never finds a copy of it; the
-dependency folders a project ignores are linked in; an older git-teddy's slot inside
-`.git/teddy/worktrees/` is migrated; `delete` and a gone repository leave no pool behind.
+dependency folders a project ignores are linked in; `delete` and a gone repository leave no
+pool behind.
 (A moved or copied repository: tests/test_fault_locks.py; the location in every repository
 shape: tests/test_shape_matrix.py.)"""
 
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from git_teddy.gitstore.pool import LOCK_REASON
 from testing.commands import Teddy, git, run
 from testing.plans import WORKTREE, create, execute, plan_text
 from testing.repos import commit_files, make_repo
@@ -104,31 +103,6 @@ def test_teddy_worktree_dir_moves_the_pool_and_is_refused_inside_the_project(
     assert report_of(repo, env, session)["run_summary"]["status"] == "SUCCESS"
     [scratch] = [Path(wt["worktree"]) for wt in worktree_list(repo, env)[1:]]
     assert scratch.parent.parent == elsewhere and not cache_root(env).exists()
-
-
-def legacy_slot(repo: Path, env: dict) -> Path:
-    """A scratch worktree where an older git-teddy made it: inside `.git/teddy/worktrees/`,
-    locked with its reason, with a file the last run left (scratch, nothing unsaved)."""
-    slot = repo / ".git" / "teddy" / "worktrees" / "wt-0"
-    add = ["worktree", "add", "-q", "--detach", "--lock", "--reason", LOCK_REASON]
-    git(repo, env, *add, str(slot), "HEAD")
-    (slot / "left-by-a-run.txt").write_text("scratch\n")
-    return slot
-
-
-def test_an_older_slot_inside_the_git_dir_is_migrated_on_first_use(
-    repo: Path, teddy: Teddy, env: dict
-) -> None:
-    slot = legacy_slot(repo, env)
-    assert len(worktree_list(repo, env)) == 2
-    start(repo, teddy, create("b.txt", "b\n"), WORKTREE)
-    teddy.ok(repo, "execute", "-y")
-    assert (repo / "b.txt").read_text() == "b\n"
-    assert not slot.exists()  # removed, and git's record of it with it
-    listed = [Path(wt["worktree"]) for wt in worktree_list(repo, env)]
-    assert listed == [repo, *scratch_paths(repo, env)] and len(listed) == 2
-    assert sorted(repo.rglob("app.py")) == [repo / "app.py"]
-    git(repo, env, "fsck", "--strict", "--no-progress")
 
 
 def test_ignored_dependency_folders_are_linked_by_default(

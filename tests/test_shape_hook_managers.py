@@ -59,7 +59,8 @@ def blocks(path: Path) -> int:
 
 def trailers(repo: Path, env: dict) -> list[str]:
     out = git(repo, env, "log", "-1", "--format=%(trailers:only,unfold)")
-    return [line for line in out.splitlines() if line.startswith("Teddy-")]
+    # Teddy-Snapshot beside them: tests/test_shape_landing.py
+    return [line for line in out.splitlines() if line.startswith(("Teddy-Session", "Teddy-Turn"))]
 
 
 def status_of(repo: Path, teddy: Teddy, name: str) -> str:

@@ -47,6 +47,8 @@ class Shape:
     command: str = "cat app.txt"  # turn 01's EXECUTE, run in the scratch worktree
     below: str = ""  # the subdirectory the user runs git teddy in (plan paths stay root-relative)
     environ: Callable[[Path], dict[str, str]] = lambda work: {}  # GIT_DIR and friends, if set
+    app: str = "app.txt"  # the file both turns EDIT
+    new: str = "notes/new.txt"  # the file turn 01 CREATEs
 
 
 def _init(path: Path, env: dict[str, str], *options: str) -> Path:
@@ -187,6 +189,17 @@ def ignore_case(tmp: Path, env: dict[str, str]) -> Path:
     return work
 
 
+SPACED_APP, SPACED_NEW = "my app/app file.txt", "my notes/new file.txt"
+
+
+def spaces(tmp: Path, env: dict[str, str]) -> Path:
+    """Paths with spaces (issue 26), linked in the plan as a model writes them:
+    `[my notes/new file.txt](/my notes/new file.txt)`."""
+    work = _init(tmp / "spaces", env)
+    _commit(work, env, {SPACED_APP: APP})
+    return work
+
+
 def relative_git_dir(work: Path) -> dict[str, str]:
     """`GIT_DIR=../.git GIT_WORK_TREE=..` from `src/` (issue 26): relative, as a user sets them."""
     return {"GIT_DIR": "../.git", "GIT_WORK_TREE": ".."}
@@ -232,6 +245,13 @@ SHAPES = [
     Shape("subdirectory", subdirectory, below="src"),
     Shape("ignore-case", ignore_case),
     Shape("relative-git-dir", subdirectory, below="src", environ=relative_git_dir),
+    Shape(
+        "space-in-path",
+        spaces,
+        command=f"cat '{SPACED_APP}'",
+        app=SPACED_APP,
+        new=SPACED_NEW,
+    ),
 ]
 
 
@@ -274,12 +294,17 @@ def assert_teddy_worktrees_locked(work: Path, env: dict[str, str]) -> None:
     assert ours and all("locked" in entry for entry in ours), ours
 
 
-def assert_no_copy_in_the_project(work: Path, env: dict[str, str]) -> None:
+def assert_no_copy_in_the_project(work: Path, env: dict[str, str], app: str) -> None:
     """The scratch worktrees are in the user's cache, and nothing in the project folder (its
     .git included) holds a copy of a project file: `grep -r` and test runners see one."""
     for path in scratch_paths(work, env):
         assert not path.is_relative_to(work) and path.is_relative_to(cache_root(env)), path
-    assert sorted(work.rglob("app.txt")) == [work / "app.txt"]
+    assert sorted(work.rglob(Path(app).name)) == [work / app]
+
+
+def git_name(path: str) -> str:
+    """A path as `git status --porcelain` names it: quoted when it holds a space."""
+    return f'"{path}"' if " " in path else path
 
 
 def status(work: Path, env: dict[str, str]) -> list[str]:
@@ -298,12 +323,11 @@ def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) 
     here = work / shape.below
     teddy = Teddy({**env, **shape.environ(work)})
     before = user_state(work, env)
+    app, new = shape.app, shape.new
     queue(
         replies,
-        plan_text(
-            edit("app.txt", "two", "TWO"), create("notes/new.txt", "new\n"), execute(shape.command)
-        ),
-        plan_text(edit("app.txt", "three", "THREE")),
+        plan_text(edit(app, "two", "TWO"), create(new, "new\n"), execute(shape.command)),
+        plan_text(edit(app, "three", "THREE")),
     )
     session = teddy.ok(here, "new", "shape").stdout.strip()
     if shape.below:  # a path typed here is from here, as git's; the context's from the top
@@ -312,29 +336,29 @@ def test_the_whole_flow(shape: Shape, tmp_path: Path, env: dict, replies: Path) 
         assert "src/code.py" in seen and "app.txt" in seen, seen
     teddy.ok(here, "plan", "-m", "first")
     teddy.ok(here, "execute", "-y")
-    assert text_of(work, "app.txt") == "one\nTWO\nthree\n"
-    assert text_of(work, "notes/new.txt") == "new\n"
+    assert text_of(work, app) == "one\nTWO\nthree\n"
+    assert text_of(work, new) == "new\n"
     if shape.on_disk:
-        assert (work / "app.txt").read_bytes() == shape.on_disk["app.txt"]
-    assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
-    assert status(work, env) == [" M app.txt", "?? notes/new.txt"]
+        assert (work / app).read_bytes() == shape.on_disk["app.txt"]
+    assert_as_git_writes(work, env, app, new)
+    assert status(work, env) == sorted([f" M {git_name(app)}", f"?? {git_name(new)}"])
 
     teddy.ok(here, "plan", "-m", "second")
     teddy.ok(here, "execute", "-y")
-    assert text_of(work, "app.txt") == "one\nTWO\nTHREE\n"
-    assert_as_git_writes(work, env, "app.txt")
+    assert text_of(work, app) == "one\nTWO\nTHREE\n"
+    assert_as_git_writes(work, env, app)
 
     teddy.ok(here, "restore", "01")
-    assert text_of(work, "app.txt") == "one\nTWO\nthree\n"
-    assert_as_git_writes(work, env, "app.txt", "notes/new.txt")
-    blamed = teddy.ok(here, "blame", os.path.relpath(work / "notes/new.txt", here))
+    assert text_of(work, app) == "one\nTWO\nthree\n"
+    assert_as_git_writes(work, env, app, new)
+    blamed = teddy.ok(here, "blame", os.path.relpath(work / new, here))
     blamed = blamed.stdout.split(None, 2)
     assert blamed[:2] == ["1", f"{session}/01"]
 
     shape.check(work, env)
     assert user_state(work, env) == before
     assert_teddy_worktrees_locked(work, env)
-    assert_no_copy_in_the_project(work, env)
+    assert_no_copy_in_the_project(work, env, app)
     fsck = run(["git", "fsck", "--strict", "--no-dangling"], work, env)
     assert fsck.returncode == 0 and not fsck.stderr.strip(), fsck.stderr
 

@@ -76,3 +76,35 @@ def test_blame_in_a_shallow_clone_marks_the_boundary_as_git_does(
     assert theirs[0].startswith("^") and not theirs[1].startswith("^")  # git's own marks
     assert f"  {theirs[0].split()[0]}" in mine[0], mine  # `^` and the id, as git shows it
     assert "20261126-work/01" in mine[1] and "^" not in mine[1], mine
+
+
+def test_file_names_in_a_refused_apply_are_quoted_as_git_quotes_them(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    """Applying refuses to replace a folder holding an ignored file: the names in the
+    message and its hint are quoted, so a newline in one does not break the line."""
+    (repo / ".gitignore").write_text("*.log\n")
+    git(repo, env, "add", ".gitignore")
+    git(repo, env, "commit", "-qm", "ignore logs")
+    start(repo, teddy, create("d", "a file where your folder is\n"))
+    (repo / "d").mkdir()
+    (repo / "d" / "bad\nname.log").write_text("ignored, yours\n")
+    kept = teddy.exits(6, repo, "execute", "-y")
+    lines = [line for line in kept.stderr.splitlines() if "would replace" in line]
+    assert lines and 'would replace "d/bad\\nname.log", which is in no snapshot' in lines[0]
+    assert 'hint: move "d/bad\\nname.log" out of the way' in kept.stderr, kept.stderr
+    assert (repo / "d" / "bad\nname.log").read_text() == "ignored, yours\n"
+
+
+def test_file_names_in_blames_refusals_are_quoted_as_git_quotes_them(
+    repo: Path, teddy: Teddy, env: dict
+) -> None:
+    (repo / "we\nird.txt").write_text("one line\n")
+    git(repo, env, "add", ".")
+    git(repo, env, "commit", "-qm", "an odd name")
+    start(repo, teddy, create("a.txt", "a\n"))
+    for args in (["we\nird.txt:9"], ["gone\nfile.txt"]):
+        refused = teddy.exits(1, repo, "blame", *args)
+        lines = refused.stderr.splitlines()
+        assert all(line.startswith(("error: ", "hint: ")) for line in lines), refused.stderr
+        assert '"we\\nird.txt" has no line 9' in lines[0] or '"gone\\nfile.txt"' in lines[0]

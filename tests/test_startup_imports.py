@@ -3,11 +3,15 @@ installed command runs. Each module named here costs every turn milliseconds tha
 benchmarks/bench_startup.py measures; these tests keep them out of the commands that do
 not use them."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+from git_teddy.secret_formats import library_patterns
 from testing.commands import Teddy, imported_modules
+from testing.plans import execute
+from testing.sessions import start
 
 PLAN = """# Greet
 - **Agent:** Dev
@@ -48,6 +52,8 @@ def test_new_loads_no_plan_parser_and_no_redactor(repo: Path, env: dict[str, str
     assert output.strip().endswith("-lean")
     assert "git_teddy.session.logfiles" in modules  # the session log was written
     assert not modules & (PLAN_PARSER | {"git_teddy.redact"})
+    # nor the models of plans and reports: a new session's log has no turn to read
+    assert not modules & {"git_teddy.artifacts.plan.models", "git_teddy.artifacts.report"}
 
 
 def test_a_turn_without_commands_loads_no_worktree_module(
@@ -77,3 +83,115 @@ def test_models_are_built_on_first_use(repo: Path) -> None:
         [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True
     )
     assert proc.stdout.split() == ["False", "False", "True"]
+
+
+# Loaded only by what uses them: a request to a model or a web page, the provider chosen, the
+# detector's library when its patterns are not in the user's cache, pydantic's plugin scan.
+NETWORK = ("requests", "urllib3", "charset_normalizer", "git_teddy.web.fetch")
+PROVIDERS = ("git_teddy.llm.openai", "git_teddy.llm.anthropic", "git_teddy.llm.replay")
+DETECTOR = ("detect_secrets",)
+
+
+def loaded(modules: set[str], *roots: str) -> set[str]:
+    """The modules of `modules` that are one of `roots` or inside one."""
+    return {m for m in modules if any(m == r or m.startswith(r + ".") for r in roots)}
+
+
+def test_execute_help_and_show_load_no_network_provider_or_detector(
+    repo: Path, env: dict[str, str], teddy: Teddy
+) -> None:
+    teddy.ok(repo, "new", "lean")
+    for args in (["execute", "--help"], ["show"]):
+        _output, modules = imported_modules(repo, env, *args)
+        assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "commonmark"), args
+
+
+def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
+    repo: Path, env: dict[str, str], teddy: Teddy, tmp_path: Path
+) -> None:
+    """The first redaction of the user's first command takes detect-secrets' patterns from
+    the library and keeps them in the user's cache folder; every later command compiles
+    them from there (issue 31 item 4)."""
+    teddy.ok(repo, "new", "lean")
+    plan = tmp_path / "plan.md"
+    plan.write_text(PLAN)
+    _output, first = imported_modules(repo, env, "plan", "-m", "greet", "--from-file", str(plan))
+    assert loaded(first, *DETECTOR)  # a cold cache: taken from the library
+    assert (Path(env["HOME"]) / ".cache/git-teddy-secret-formats.json").is_file()
+    _output, modules = imported_modules(repo, env, "execute", "-y")
+    assert (repo / "app.py").read_text() == "print('hi')\n"
+    assert "git_teddy.redact" in modules  # the report was redacted: with the cached patterns
+    assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR)
+    assert "git_teddy.artifacts.failures" not in modules  # no command failed
+    teddy.ok(repo, "undo")
+    plan.write_text(PLAN.replace("print('hi')", "print('hey')"))
+    _output, modules = imported_modules(repo, env, "plan", "-m", "hey", "--from-file", str(plan))
+    assert "git_teddy.redact" in modules
+    assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "git_teddy.planning.pipelines")
+
+
+PROBE_PLUGIN = """import os, sys
+with open(os.environ["TEDDY_PROBE"], "a") as probe:
+    probe.write(sys.argv[0] + "\\n")
+
+
+class Plugin:
+    def new_schema_validator(self, *args, **kwargs):
+        return None, None, None
+
+
+plugin = Plugin()
+"""
+
+
+def test_pydantic_plugins_are_skipped_by_teddy_not_by_the_commands_it_runs(
+    repo: Path, env: dict[str, str], teddy: Teddy, tmp_path: Path
+) -> None:
+    """pydantic loads the plugins of every installed package's `pydantic` entry points when
+    it builds its first validator; git-teddy skips the scan (PYDANTIC_DISABLE_PLUGINS), and
+    its EXECUTE commands still get the environment as the user gave it. A plugin that notes
+    each process that loads it tells them apart."""
+    site = tmp_path / "site"
+    (site / "teddy_probe-0.dist-info").mkdir(parents=True)
+    (site / "teddy_probe-0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: teddy-probe\nVersion: 0\n"
+    )
+    (site / "teddy_probe-0.dist-info" / "entry_points.txt").write_text(
+        "[pydantic]\nprobe = teddy_probe_plugin:plugin\n"
+    )
+    (site / "teddy_probe_plugin.py").write_text(PROBE_PLUGIN)
+    probe = tmp_path / "probe.txt"
+    env.update(PYTHONPATH=str(site), TEDDY_PROBE=str(probe))
+    teddy = Teddy(env)
+    validate = "import pydantic; pydantic.TypeAdapter(int).validate_python(1)"
+    start(repo, teddy, execute(f"{sys.executable} -c '{validate}'"))
+    teddy.ok(repo, "execute", "-y")
+    assert probe.read_text().splitlines() == ["-c"]  # the EXECUTE command's python alone
+
+
+def test_the_cached_patterns_are_the_librarys_installed_now(tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "secret-formats.json"
+    from_library = library_patterns(cache)  # cold: taken from detect-secrets, then kept
+    assert len(from_library) > 12 and all(isinstance(p[1], str) for p in from_library)
+    assert library_patterns(cache) == from_library  # warm
+    kept = json.loads(cache.read_text())
+    cache.write_text(json.dumps({"key": "detect-secrets 0.1", "patterns": []}))
+    assert library_patterns(cache) == from_library  # another version's patterns are not taken
+    assert json.loads(cache.read_text()) == kept
+    cache.write_text("{damaged")
+    assert library_patterns(cache) == from_library
+
+
+def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
+    repo: Path, env: dict[str, str], teddy: Teddy, tmp_path: Path
+) -> None:
+    """`diff` asks session.restore for a turn's snapshot; placing files (and the redactor
+    that session.turns brings) is restore's own business."""
+    teddy.ok(repo, "new", "lean")
+    plan = tmp_path / "plan.md"
+    plan.write_text(PLAN)
+    teddy.ok(repo, "plan", "-m", "greet", "--from-file", str(plan))
+    teddy.ok(repo, "execute", "-y")
+    output, modules = imported_modules(repo, env, "diff", "01")
+    assert "+print('hi')" in output
+    assert not modules & {"git_teddy.redact", "git_teddy.gitstore.apply", *PLAN_PARSER}

@@ -77,10 +77,19 @@ class TurnRecord(BaseModel):
         return {key: str(value) for key, value in values.items() if value is not None}
 
 
+def read_record(data: bytes | None) -> TurnRecord | None:
+    """The one reader of turn.yaml: None when there is none; a damaged one (not UTF-8, not
+    YAML, too large, aliases, not a record) is yamlio.Unreadable saying why. The readers
+    that gather known states pass it over; a command acting on that turn names it
+    (SessionStore.read_record)."""
+    return None if data is None else TurnRecord.from_yaml(data)
+
+
 def base_snapshot(data: bytes | None) -> str | None:
     """The base snapshot a turn.yaml names, None when there is none or it is damaged: for
     the readers that only gather known states, which go on without a damaged turn's."""
     try:
-        return TurnRecord.from_yaml(data).base_snapshot if data else None
+        record = read_record(data)
     except Unreadable:
         return None
+    return record.base_snapshot if record else None

@@ -14,7 +14,7 @@ config or on the command line still wins, which is also what no-color.org asks.
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
@@ -40,7 +40,7 @@ def _when(raw: str) -> str | None:
     return None
 
 
-def _from_config(values: dict[str, list[str]]) -> str | None:
+def _from_config(values: Mapping[str, list[str]]) -> str | None:
     """The last valid `color.teddy`, else the last valid `color.ui` (git's last-one-wins)."""
     for key in ("color.teddy", "color.ui"):
         whens = [w for w in map(_when, values.get(key, [])) if w]
@@ -49,7 +49,7 @@ def _from_config(values: dict[str, list[str]]) -> str | None:
     return None
 
 
-def _terminal(values: dict[str, list[str]]) -> bool:
+def _terminal(values: Mapping[str, list[str]]) -> bool:
     """Whether stdout is a terminal, or a pager that shows colours (git's `color.pager`)."""
     if sys.stdout.isatty():
         return True
@@ -62,11 +62,14 @@ def _terminal(values: dict[str, list[str]]) -> bool:
     )
 
 
-def use_color() -> bool:
-    """Colour stdout? `--color` of the running command (or of the top-level group) first."""
-    from git_teddy.gitstore.plumbing import read_config
+def use_color(values: Mapping[str, list[str]] | None = None) -> bool:
+    """Colour stdout? `--color` of the running command (or of the top-level group) first.
+    `values`: the color.teddy, color.ui and color.pager values the command read already
+    (a workspace's `repo.git_config`), else they are read here."""
+    if values is None:
+        from git_teddy.gitstore.plumbing import read_config
 
-    values = read_config(None, "color")
+        values = read_config(None, "color")
     when = _flag() or _from_config(values)
     if when is None and os.environ.get("NO_COLOR"):
         when = "never"

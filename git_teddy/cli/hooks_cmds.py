@@ -24,9 +24,10 @@ SHARED_OPTION = click.option(
 def hooks() -> None:
     """Install, remove or check git-teddy's git hooks.
 
-    prepare-commit-msg adds Teddy-Session/Teddy-Turn trailers to commits of changes applied
-    from a turn; pre-push refuses to push session history holding a secret, under any ref or
-    tag (git push --no-verify skips it; git teddy push --allow-secret ID lets one through).
+    prepare-commit-msg adds Teddy-Session/Teddy-Turn/Teddy-Snapshot trailers to commits of
+    changes applied from a turn (the session then records the commit that took them);
+    pre-push refuses to push session history holding a secret, under any ref or tag (git
+    push --no-verify skips it; git teddy push --allow-secret ID lets one through).
     They go into the hooks folder git uses (core.hooksPath respected) inside marked blocks,
     beside what the hook files already do, and name the Python they run: if it is gone, they
     print one line and let the commit or push go on.

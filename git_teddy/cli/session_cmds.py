@@ -12,6 +12,7 @@ from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.printable import printable
 from git_teddy.session import current, views
+from git_teddy.session.sessionlogs import embedded_logs
 from git_teddy.session.workspace import open_workspace
 from git_teddy.settings import CHANNEL, IDLE_TIMEOUT, WORKTREE_DIR
 
@@ -83,8 +84,8 @@ def show(target: str | None, as_json: bool, with_context: bool) -> None:
         return
     click.echo(printable(views.session_text(summary, turns, store.branch_ref(session, "main"))))
     if log:
-        embeds = store.read_subagent_logs(log)  # teddy.subagentMode=embed: shown in place
-        click.echo("\n" + display_log(log, embeds), nl=False, color=use_color())
+        embeds = embedded_logs(store, log)  # teddy.subagentMode=embed: shown in place
+        click.echo("\n" + display_log(log, embeds), nl=False, color=use_color(ws.repo.git_config))
 
 
 @click.command()

@@ -15,7 +15,7 @@ from git_teddy.errors import (
     EXIT_TURN_FAILED,
     EXIT_TURN_STOPPED,
 )
-from git_teddy.printable import json_printable, printable
+from git_teddy.printable import json_printable, printable, quote_path
 from git_teddy.session.workspace import open_workspace
 
 if TYPE_CHECKING:
@@ -140,12 +140,12 @@ def execute(session: str | None, yes: bool) -> int:
     """Execute the pending plan: approve each action, run it in a scratch worktree, write
     the report, apply the result to your working tree as uncommitted changes.
 
-    Exit status: 0 done; 4 an action failed; 5 you quit at an approval; 6 the result was
-    kept but not applied: it would write into a submodule or over a file no snapshot has;
-    7 applied where it merged with your edits, conflicts left to resolve (1: refused,
-    nothing done)."""
+    Exit status: 0 done (also when teddy.apply kept the result unapplied); 4 an action
+    failed; 5 you quit at an approval; 6 the result was kept but not applied: it would
+    write into a submodule or over a file no snapshot has; 7 applied where it merged with
+    your edits, conflicts left to resolve (1: refused, nothing done)."""
     from git_teddy.cli.terminal import execute_ui
-    from git_teddy.execute.runner import execute_turn, find_pending
+    from git_teddy.execute.runner import NOT_APPLIED_BY_CHOICE, execute_turn, find_pending
 
     ws = open_workspace()
     session_id = session_for(ws, session)
@@ -160,10 +160,13 @@ def execute(session: str | None, yes: bool) -> int:
         click.echo(f"{how}: {len(result.apply.changed_paths)} file(s) changed in your working tree")
         click.echo(f"to undo: {undo_command(session_id if session else None)}", err=True)
         if result.apply.conflicts:
-            _show_conflicts(result.apply, result.turn.turn, result.user_state, summary.snapshot)
+            quotes = ws.repo.quotes_paths()
+            states = (result.user_state, summary.snapshot)
+            _show_conflicts(result.apply, result.turn.turn, states, quotes)
     else:
         click.echo(f"result: {summary.applied}")
-    refused = str(summary.applied).startswith("not applied")  # it could not be served
+    applied = str(summary.applied)  # "not applied: ..." could not be served; a choice is no failure
+    refused = applied.startswith("not applied") and applied != NOT_APPLIED_BY_CHOICE
     conflicts = bool(result.apply and result.apply.conflicts)
     return execute_exit_code(summary.status, refused, conflicts)
 
@@ -186,15 +189,18 @@ def discard(session: str | None) -> None:
 
 
 def _show_conflicts(
-    applied: "ApplyResult", turn: str, user_state: str | None, snapshot: str | None
+    applied: "ApplyResult", turn: str, states: tuple[str | None, str | None], quotes: bool
 ) -> None:
-    """Which files conflict and how, as `git stash pop` says it, and the way back."""
-    marked = [path for path in applied.conflicts if path not in applied.kept_yours]
+    """Which files conflict and how, as `git stash pop` says it, and the way back; file
+    names quoted as git quotes them (core.quotePath: `quotes`)."""
+    user_state, snapshot = states
+    marked = [quote_path(p, quotes) for p in applied.conflicts if p not in applied.kept_yours]
     if marked:
         click.echo(f"conflicts (markers: yours / turn {turn}) in: {', '.join(marked)}")
     for path in applied.kept_yours:
-        theirs = f"git show {snapshot}:{path}"
-        click.echo(f"conflict in {path}: your version is kept; the turn's: {theirs}")
+        theirs = f"git show {shlex.quote(f'{snapshot}:{path}')}"
+        shown = quote_path(path, quotes)
+        click.echo(f"conflict in {shown}: your version is kept; the turn's: {theirs}")
     if user_state:
         back = f"git teddy restore {user_state[:12]}"
         click.echo(f"resolve them and carry on; to undo the whole apply: {back}", err=True)
@@ -319,24 +325,15 @@ def branch(
     """Start a conversation branch as an alternative to TURN: your files go back to where
     TURN started (saved first), then a new plan on the same context with a new message.
     Later turns go on the new branch."""
-    from git_teddy.artifacts.folder import TURN_RECORD
     from git_teddy.cli.terminal import TerminalUI
-    from git_teddy.planning.turn import plan_turn
-    from git_teddy.session.restore import place_snapshot, restore_command, told_saved_state
+    from git_teddy.planning.branching import place_turn_base, plan_alternative
+    from git_teddy.session.restore import restore_command, told_saved_state
 
     ws = open_workspace()
     ref = ws.store.resolve_turn(turn, session)
     make_current(ws, ref.session)
-    original = ws.store.turn_files(ref)
-    tip = ws.store.branches(ref.session)[ref.branch]
-    record = ws.store.read_record(ref.session, ref.branch, tip, ref.turn)
-    if record is None:
-        path = f"{ref.turn}/{TURN_RECORD}"
-        raise ws.store.damaged(ref.session, ref.branch, path, "it is missing", tip)
-    start = record.base_snapshot
-    # The alternative starts where the original turn did: so do your files.
-    label = f"branching from turn {ref.turn}"
-    placed = place_snapshot(ws, ref.session, start, label, force, "branch")
+    branching = place_turn_base(ws, ref, force)
+    placed = branching.placed
     for note in placed.notes:
         click.echo(note, err=True)
     back = restore_command(ref.session, placed.saved)
@@ -345,17 +342,8 @@ def branch(
         f"to return: {back}"
     )
     told_saved_state(ws, ref.session)  # said before planning, which may fail or take long
-    name = ws.store.create_branch(ref)
     reply = read_text(from_file) if from_file is not None else None
-    planned = plan_turn(
-        ws,
-        ref.session,
-        message,
-        agent,
-        reply_file_text=reply,
-        ui=TerminalUI(),
-        alternative_to=original,
-    )
+    name, planned = plan_alternative(ws, branching, message, agent, reply, TerminalUI())
     click.echo(f"branch {name} of {ref.session}, an alternative to turn {ref.turn}")
     title = printable(planned.plan.title, one_line=True)
     click.echo(f"turn {planned.record.turn} (@{planned.record.agent}): {title}")

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from git_teddy.artifacts.context_list import is_session_ref
-from git_teddy.artifacts.failures import failed_tests
 from git_teddy.artifacts.output import OutputBuffer, cut_notes, first_error, readable
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan.models import (
@@ -33,7 +32,6 @@ from git_teddy.execute.edit import EditFailure, apply_edits
 from git_teddy.gitstore.runner import isolated_environ
 from git_teddy.settings import EXECUTE_OUTPUT_CAP
 from git_teddy.ui import UI
-from git_teddy.web.fetch import probe
 
 HTTP_TIMEOUT = 20.0
 DRAIN_SECONDS = 1.0  # after a timeout's kill, how long what the command wrote is still read
@@ -189,6 +187,8 @@ def _judged(
             details = {"expected_failure": "passed, but the plan expected it to fail", **details}
             return Outcome(False, "exit code 0, but the plan expected it to fail", details)
         return Outcome(True, "exit code 0", details)
+    from git_teddy.artifacts.failures import failed_tests  # its patterns: for a failure only
+
     failures = failed_tests(stdout.kept() + "\n" + stderr.kept())  # a test runner's report
     if failures is not None:  # first in the report: what failed, before the output
         lines = [_from_root(line, root) for line in failures.lines()]
@@ -315,6 +315,8 @@ def _read_part(resource: str, name: str, data: bytes, fragment: str) -> Outcome:
 def _read_url(url: str, env: ActionEnv) -> Outcome:
     """A READ of a URL: fetched as context URLs are (web/fetch.py), then approved for the
     session, since the user approved the action."""
+    from git_teddy.web.fetch import probe  # only for a READ of a URL
+
     status, error = probe(url, HTTP_TIMEOUT, env.allow_private)
     if status is None:
         return Outcome(False, f"could not fetch {url}: {error}", {"error": str(error)})

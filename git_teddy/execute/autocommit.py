@@ -17,10 +17,12 @@ from git_teddy.ui import UI
 SHOWN = 5  # paths named in a note
 
 
-def commit_message(title: str, prompt: str, session: str, turn: str) -> str:
-    """The auto-commit's message: subject, the turn's message as its body, the trailers."""
+def commit_message(title: str, prompt: str, session: str, turn: str, result: str) -> str:
+    """The auto-commit's message: subject, the turn's message as its body, the trailers
+    (the result snapshot's too, as the commit hook adds it: the session records the commit
+    as the one that took the result)."""
     subject = " ".join(title.split()) or f"teddy: turn {turn}"
-    trailers = {"Teddy-Session": session, "Teddy-Turn": turn}
+    trailers = {"Teddy-Session": session, "Teddy-Turn": turn, "Teddy-Snapshot": result}
     return format_message(subject, trailers, prompt)
 
 
@@ -54,7 +56,7 @@ def commit_result(
         named = ", ".join(sorted(yours)[:SHOWN])
         ui.progress(f"not committed (teddy.autoCommit): it merged with your edits of {named}")
         return None
-    message = commit_message(title, _prompt(ws, turn), turn.session, turn.turn)
+    message = commit_message(title, _prompt(ws, turn), turn.session, turn.turn, result)
     try:
         commit = commit_paths(ws.repo, paths, message)
     except TeddyError as refused:

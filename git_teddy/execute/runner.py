@@ -69,6 +69,9 @@ if TYPE_CHECKING:
 
 APPLY_DIFF_LINES = 200  # of the diff teddy.apply=ask shows before it asks
 STOPPED_BY_USER = "skipped: stopped by the user"  # an action after the one the user quit at
+# The result kept as a snapshot by the user's choice (teddy.apply never, or no at `ask`): not a
+# failure, so execute exits 0; approved memos are written to the user's memos file anyway.
+NOT_APPLIED_BY_CHOICE = "not applied (teddy.apply)"
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,23 @@ def _memo_step(ui: UI, memos: list[Memo], tree: Path) -> MemoReport:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_memos(apply_memo_changes(current, memos)), encoding="utf-8")
     return MemoReport(proposed=proposed, decision="approved")
+
+
+def _memos_to_worktree(ws: Workspace, memos: list[Memo], decided: MemoReport) -> None:
+    """Approved memo changes of a turn whose result is not applied (teddy.apply): the
+    user's own `.teddy/memos.yaml` gets them, as it would have with the result (spec 000:
+    approved memos are written whatever becomes of the files)."""
+    if decided.decision != "approved" or not memos:
+        return
+    try:
+        path = confine(ws.repo.toplevel, MEMOS_PATH)
+    except PathRefused as refused:
+        raise TeddyError(
+            f"memos not written: {refused}", "replace the symlink by a folder"
+        ) from None
+    current = parse_memos(_memos_text(path)) if path.is_file() else []
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_memos(apply_memo_changes(current, memos)), encoding="utf-8")
 
 
 def _memos_text(path: Path) -> str:
@@ -299,7 +319,7 @@ def _apply(
     if mode == "ask" and not ui.unattended:  # -y approves without asking, so without showing
         ui.show(_change_to_apply(ws, turn.record.base_snapshot, snapshot))
     if mode == "never" or (mode == "ask" and not ui.approve_apply()):
-        return None, None, "not applied (teddy.apply)"
+        return None, None, NOT_APPLIED_BY_CHOICE
     # Whatever the user has now at the paths applying writes is saved first, so applying
     # can always be undone; their other files are neither read nor written (issue 31).
     base = turn.record.base_snapshot
@@ -317,6 +337,8 @@ def _apply(
         if refused.hint:
             ui.progress(f"hint: {refused.hint}")
         return None, user_state, f"not applied: {refused.message}"
+    if result.merged:  # blobs no result holds: the commit hook names the turn by this record
+        ws.repo.layout.note_applied_by(result.written_blobs, turn.session, turn.turn, snapshot)
     for note in result.gitlinks:
         ui.progress(note.line())
     if result.conflicts:  # applied where it merged; the rest is the user's to resolve
@@ -467,6 +489,8 @@ def _execute_claimed(ws: Workspace, ui: UI, turn: PendingTurn) -> ExecutionResul
         store.keep_snapshot(session, snapshot)
         if done.applied is None:
             applied, user_state, applied_note = _apply(ws, ui, turn, snapshot)
+            if applied_note == NOT_APPLIED_BY_CHOICE and done.memos:
+                _memos_to_worktree(ws, plan.memos, done.memos)
             journal.update(user_state=user_state, applied=applied_note)
             if applied and user_state:
                 states = (user_state, snapshot)

@@ -19,6 +19,7 @@ anything.
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -27,6 +28,7 @@ from git_teddy.errors import TeddyError
 from git_teddy.gitstore import locks, promisor, runner
 from git_teddy.gitstore.checkout import Entry, checkout_blobs
 from git_teddy.gitstore.repo import GitRepo
+from git_teddy.printable import quote_path
 
 GITLINK_MODE = "160000"
 ABSENT_MODE = "000000"
@@ -70,6 +72,7 @@ class ApplyResult:
     merged: bool  # the user had changed files too: the result is a three-way merge
     gitlinks: list[GitlinkNote] = field(default_factory=list)
     kept_yours: list[str] = field(default_factory=list)  # conflicts that hold no markers
+    written_blobs: list[str] = field(default_factory=list)  # what went into the files
 
 
 @dataclass(frozen=True)
@@ -268,7 +271,7 @@ def _refuse_missing_blobs(repo: GitRepo, changes: list[Change]) -> None:
     )
 
 
-def _refuse_gitlink_writes(changes: list[Change]) -> None:
+def _refuse_gitlink_writes(changes: list[Change], q: Callable[[str], str]) -> None:
     """No file may be written at, inside or around a submodule's folder: git checkout
     (without --recurse-submodules) would not, and the folder holds the user's repository."""
     kept = [c.path for c in changes if c.old_gitlink]
@@ -276,10 +279,10 @@ def _refuse_gitlink_writes(changes: list[Change]) -> None:
         for gitlink in kept:
             if _inside(change.path, gitlink) or _inside(gitlink, change.path):
                 raise CannotApply(
-                    f"the new state puts {change.path} where your working tree has the "
-                    f"repository {gitlink} (a submodule or nested repository); "
+                    f"the new state puts {q(change.path)} where your working tree has the "
+                    f"repository {q(gitlink)} (a submodule or nested repository); "
                     "git-teddy does not write into it",
-                    f"move {gitlink} out of the way (or `git rm` it if it is a submodule) "
+                    f"move {q(gitlink)} out of the way (or `git rm` it if it is a submodule) "
                     "and run the command again; nothing was changed",
                 )
 
@@ -296,7 +299,7 @@ def _symlink_on_the_way(top: Path, rel: str) -> str | None:
     return None
 
 
-def _refuse_symlinked_paths(top: Path, changes: list[Change]) -> None:
+def _refuse_symlinked_paths(top: Path, changes: list[Change], q: Callable[[str], str]) -> None:
     """No write or deletion goes through a symlink, as git's checkout never follows one
     (its has_symlink_leading_path): a symlink the new state removes (and git would replace
     by a folder) is the only one a written path may cross."""
@@ -310,9 +313,9 @@ def _refuse_symlinked_paths(top: Path, changes: list[Change]) -> None:
         target = os.readlink(top / link)
         verb = "writing" if change.writes else "deleting"
         raise CannotApply(
-            f"{verb} {change.path} would go through your symlink {link} (to {target}); "
+            f"{verb} {q(change.path)} would go through your symlink {q(link)} (to {q(target)}); "
             "git-teddy writes only inside the repository",
-            f"move the symlink {link} out of the way (or replace it by a folder) and run the "
+            f"move the symlink {q(link)} out of the way (or replace it by a folder) and run the "
             "command again; nothing was changed",
         )
 
@@ -352,7 +355,7 @@ def _in_the_way(top: Path, change: Change, removed: set[str]) -> str | None:
     return blocking
 
 
-def _refuse_overwrites(top: Path, changes: list[Change]) -> None:
+def _refuse_overwrites(top: Path, changes: list[Change], q: Callable[[str], str]) -> None:
     """Everything a write replaces must be in the user's saved state and going away: an
     ignored file (or a folder of them, or a nested repository) is never lost."""
     removed = {c.path for c in changes if c.removes}
@@ -360,9 +363,9 @@ def _refuse_overwrites(top: Path, changes: list[Change]) -> None:
         blocking = _in_the_way(top, change, removed)
         if blocking:
             raise CannotApply(
-                f"writing {change.path} would replace {blocking}, which is in no snapshot "
-                "(an ignored file, or a nested repository)",
-                f"move {blocking} out of the way and run the command again; nothing was changed",
+                f"writing {q(change.path)} would replace {q(blocking)}, which is in no "
+                "snapshot (an ignored file, or a nested repository)",
+                f"move {q(blocking)} out of the way and run the command again; nothing was changed",
             )
 
 
@@ -451,9 +454,14 @@ def apply_to_worktree(
     changes = _changes(repo, _tree(repo, user_state), target)
     _refuse_paths_git_refuses(changes)
     _refuse_missing_blobs(repo, changes)
-    _refuse_gitlink_writes(changes)
-    _refuse_symlinked_paths(repo.toplevel, changes)
-    _refuse_overwrites(repo.toplevel, changes)
+    quotes = repo.quotes_paths()  # file names in messages as git shows them (core.quotePath)
+
+    def q(path: str) -> str:
+        return quote_path(path, quotes)
+
+    _refuse_gitlink_writes(changes, q)
+    _refuse_symlinked_paths(repo.toplevel, changes, q)
+    _refuse_overwrites(repo.toplevel, changes, q)
     for change in changes:
         if change.removes:  # a file replaced by a submodule goes too, as in git
             _remove(repo.toplevel / change.path, repo.toplevel)
@@ -464,4 +472,5 @@ def apply_to_worktree(
     checkout_blobs(repo.toplevel, repo.layout.scratch, written)
     files = [c.path for c in changes if not (c.old_gitlink or c.new_gitlink)]
     notes = _gitlink_notes(repo, changes)
-    return ApplyResult(True, files, sorted([*conflicts, *kept]), merged, notes, kept)
+    blobs = [entry.blob for entry in written]
+    return ApplyResult(True, files, sorted([*conflicts, *kept]), merged, notes, kept, blobs)

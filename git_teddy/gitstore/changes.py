@@ -14,6 +14,9 @@ SESSION_PUSH_ENV = "TEDDY_HOOK_SESSION_PUSH"
 # Set by `git teddy push --allow-secret`: blob or commit ids (or paths), one a line, whose
 # findings the pre-push hook lets through.
 ALLOW_SECRETS_ENV = "TEDDY_HOOK_ALLOW_SECRETS"
+# Set by `git teddy push`: the file the pre-push hook writes the secrets it refuses to, as
+# records (artifacts/push_secrets.py), so push reads them rather than parsing messages.
+SECRETS_FILE_ENV = "TEDDY_HOOK_SECRETS_FILE"
 FIELD, RECORD = "\x1f", "\x1e"  # separators no trailer or time contains
 # rev-list's blobs reachable from some commits and not from others (`-<id>` lines name the
 # excluded edge commits; a blob's line has its path after a space, a commit's none).

@@ -17,14 +17,16 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
                                none of whose staged blobs is there cannot be an applied result,
                                and the prepare-commit-msg hook decides so in shell, with `[ -e ]`
                                (no Python, no process but git diff-index)
+      applied-by/<blob>        the turns (`session turn snapshot`, a line each) whose result,
+                               merged with the user's edits, gave a blob teddy wrote into a
+                               working tree: the prepare-commit-msg hook names them
       tmp/                     temporary indexes: working-tree snapshots, applying a result
       status/<key>-<state>.index  a copy of a worktree's index (one per state of it) with
                                git's untracked cache: a snapshot's `git status` runs on it
                                (gitstore.status_tree), the user's index never written
       worktrees/wt-N.lock      the locks of the pool of scratch worktrees where plans run
                                (the worktrees themselves live outside the project, in a
-                               per-user cache folder: gitstore.pool); a `wt-N` folder beside
-                               them is an older git-teddy's slot, migrated on first use
+                               per-user cache folder: gitstore.pool)
       hooks/                   the post-commit hook of scratch worktrees
       kept-remotes             names `git teddy fetch URL` keeps sessions under
                                (refs/remotes/<name>/) that are no configured remote, a line
@@ -76,6 +78,7 @@ from git_teddy.gitstore.permissions import Shared
 DERIVED_DIR = "teddy"
 WORKTREE_SESSION = "teddy-session"  # in a worktree's own git dir, beside its HEAD
 APPLIED_BLOBS = "applied"  # read by the prepare-commit-msg hook's shell block too
+APPLIED_BY = "applied-by"  # read by the prepare-commit-msg hook's Python side
 
 
 class Placing:
@@ -157,6 +160,37 @@ class Layout:
 
             shutil.rmtree(part, ignore_errors=True)  # the next commit asks Python again
 
+    @property
+    def applied_by(self) -> Path:
+        return self.root / APPLIED_BY
+
+    def note_applied_by(self, blobs: Collection[str], session: str, turn: str, result: str) -> None:
+        """Record which turn's result (`session turn snapshot`, a line each) a blob written
+        into a working tree came from, when the blob is not that result's own: a result merged
+        with the user's edits. The prepare-commit-msg hook names the turn on a commit of it.
+        Best effort: without the record such a commit gets no trailers, nothing else."""
+        line = f"{session} {turn} {result}\n"
+        try:
+            folder = self.shared.make_folders(self.applied_by)
+            for blob in blobs:
+                path = folder / blob
+                known = path.read_text("utf-8") if path.exists() else ""
+                if line not in known.splitlines(keepends=True):
+                    with path.open("a", encoding="utf-8") as file:
+                        file.write(line)
+                    self.shared.adjust(path)
+        except (OSError, TeddyError):
+            pass
+
+    def applied_from(self, blob: str) -> list[tuple[str, str, str]]:
+        """(session, turn, snapshot) of each result `blob` was merged from (`note_applied_by`)."""
+        try:
+            text = (self.applied_by / blob).read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+        rows = [line.split() for line in text.splitlines()]
+        return [(row[0], row[1], row[2]) for row in rows if len(row) == 3]
+
     def _mark(self, path: Path) -> None:
         if not path.exists():
             path.touch()
@@ -179,11 +213,6 @@ class Layout:
     def worktree_lock(self, slot: int) -> Path:
         """The lock of scratch worktree number `slot` of the pool (gitstore.worktree)."""
         return self.root / "worktrees" / f"wt-{slot}.lock"
-
-    def legacy_worktree(self, slot: int) -> Path:
-        """Where an older git-teddy kept scratch worktree `slot`: inside the project's git
-        dir, a copy of the project that tools searching the folder found (gitstore.pool)."""
-        return self.root / "worktrees" / f"wt-{slot}"
 
     @property
     def runtime_hooks(self) -> Path:

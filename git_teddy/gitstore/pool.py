@@ -187,17 +187,16 @@ def adopt(common_dir: Path, path: Path) -> Path | None:
 
 def forget_lost(common_dir: Path, root: Path, pool: Path) -> None:
     """Drop git's records of teddy's worktrees that are lost to this repository: in another
-    pool of this cache (a moved repository's old one) or where an older git-teddy kept them,
-    whose folder is gone (what `git worktree prune` would do, which keeps them for their
-    lock), or whose folder's `.git` names another record (a copied repository's record of
-    the original's worktree: the original keeps its own). Records of the current pool are
+    pool of this cache (a moved repository's old one), whose folder is gone (what `git
+    worktree prune` would do, which keeps them for their lock), or whose folder's `.git`
+    names another record (a copied repository's record of the original's worktree: the
+    original keeps its own). Records of the current pool are
     left to the runs that hold them; the user's are never touched."""
     for git_dir in teddy_records(common_dir):
         folder = registered_folder(git_dir)
         if folder is None or _same(folder.parent, pool):
             continue
-        legacy = folder.parent.parts[-2:] == ("teddy", "worktrees")  # wherever it was moved from
-        if not (legacy or _inside(folder.parent, root)):  # another user's cache: not seen
+        if not _inside(folder.parent, root):  # another user's cache: not seen
             continue
         linked = pointer(folder)
         if not os.path.lexists(folder) or (linked is not None and not _same(linked, git_dir)):

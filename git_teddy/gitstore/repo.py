@@ -30,6 +30,7 @@ from git_teddy.gitstore import (
 )
 from git_teddy.gitstore.changes import (
     ALLOW_SECRETS_ENV,
+    SECRETS_FILE_ENV,
     SESSION_PUSH_ENV,
     CutBlob,
     blob_head,
@@ -55,7 +56,11 @@ SHARED_REPOSITORY = permissions.KEY
 FILE_MODE_KEY = "core.filemode"
 IGNORE_CASE_KEY = "core.ignorecase"
 QUOTE_PATH_KEY = "core.quotepath"
-FOLLOWED_CONFIG = (GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY, QUOTE_PATH_KEY)
+# the colour keys: for cli/color.py, which then asks git nothing more (`show`)
+COLOR_KEYS = ("color.teddy", "color.ui", "color.pager")
+FOLLOWED_CONFIG = (
+    GPG_SIGN, SHARED_REPOSITORY, FILE_MODE_KEY, IGNORE_CASE_KEY, QUOTE_PATH_KEY, *COLOR_KEYS
+)  # fmt: skip
 LOCK_RETRIES = 100  # times LOCK_WAIT: how long to wait for another writer's lock
 LOCK_WAIT = 0.02
 # dulwich reads the whole packed-refs file before it writes any ref: past this size (about
@@ -194,7 +199,7 @@ class GitRepo:
         # decides, once the settings are read (see teddy_config).
         self.sign_commits = False
         self.git_config: dict[str, list[str]] = {}  # git's own keys teddy follows
-        self.teddy_values: dict[str, list[str]] | None = None  # the teddy.* keys, once read
+        self.settings: Settings | None = None  # the command's settings, once checked
         # Refs and objects are shared by all worktrees, so dulwich opens the common dir.
         self.dulwich = Repo(str(location.common_dir))
         self._identity: Identity | None = None
@@ -222,14 +227,12 @@ class GitRepo:
         )
         self.git_config = {key: values.pop(key) for key in FOLLOWED_CONFIG if key in values}
         self.share(permissions.Shared.from_config(self.git_config))
-        self.teddy_values = values
         return values
 
     def secret_globs(self) -> list[str] | None:
-        """`teddy.secretFiles` from the teddy.* keys read already; None when they were not."""
-        if self.teddy_values is None:
-            return None
-        return Settings.from_env(self.teddy_values).paths(SECRET_FILES)
+        """`teddy.secretFiles` from the command's settings (the registry's one reading of
+        them, session/workspace.py); None when no settings were read."""
+        return self.settings.paths(SECRET_FILES) if self.settings is not None else None
 
     def share(self, shared: permissions.Shared) -> None:
         """Follow core.sharedRepository: derived state gets git's modes (layout.shared), and
@@ -305,13 +308,22 @@ class GitRepo:
             urls.setdefault(key.removeprefix("remote.").removesuffix(".url"), []).append(url)
         return urls
 
-    def push_refs(self, remote: str, refspecs: list[str], allowed: Sequence[str] = ()) -> GitResult:
+    def push_refs(
+        self,
+        remote: str,
+        refspecs: list[str],
+        allowed: Sequence[str] = (),
+        secrets_file: Path | None = None,
+    ) -> GitResult:
         """`git push` of exactly these refspecs (porcelain output: one line per ref), marked
         for the pre-push hook as teddy's own push (snapshots included), with the findings
-        it may let through (`allowed`: ids or paths). `remote` (a name, URL or path) comes
-        after `--`: git never reads it as an option."""
+        it may let through (`allowed`: ids or paths) and the file it writes those it refuses
+        to (`secrets_file`). `remote` (a name, URL or path) comes after `--`: git never
+        reads it as an option."""
         args = ["push", "--porcelain", "--", remote, *refspecs]
         env = {SESSION_PUSH_ENV: "1", ALLOW_SECRETS_ENV: "\n".join(allowed)}
+        if secrets_file is not None:
+            env[SECRETS_FILE_ENV] = str(secrets_file)
         proc = runner.run(args, self.cwd, env=env)
         self._listing = None  # a push moves remote-tracking branches
         return GitResult(proc.returncode == 0, proc.stdout, proc.stderr)

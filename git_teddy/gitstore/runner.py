@@ -39,13 +39,35 @@ def anchor_repository_env() -> None:
             os.environ[name] = os.path.abspath(value)
 
 
+# Variables git-teddy set for itself (skip_pydantic_plugins): no child process inherits them.
+_OWN_ENV: set[str] = set()
+
+
+def skip_pydantic_plugins() -> None:
+    """pydantic looks for plugins in every installed package's entry points when it builds
+    its first validator (`importlib.metadata` imported and scanned: 20-40 ms of each
+    command); git-teddy uses none, and PYDANTIC_DISABLE_PLUGINS=__all__ (pydantic's own
+    switch) skips the scan. A value the user set is left alone; ours is for this process
+    only: git, its hooks and EXECUTE commands get the environment as the user gave it."""
+    if "PYDANTIC_DISABLE_PLUGINS" not in os.environ:
+        os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
+        _OWN_ENV.add("PYDANTIC_DISABLE_PLUGINS")
+
+
 def isolated_environ() -> dict[str, str]:
     """os.environ without the variables that would point git at the user's repository."""
-    return {k: v for k, v in os.environ.items() if k not in REPOSITORY_ENV}
+    return {k: v for k, v in _inherited().items() if k not in REPOSITORY_ENV}
+
+
+def _inherited() -> Mapping[str, str]:
+    """What a child process gets of os.environ: all of it but git-teddy's own settings."""
+    if not _OWN_ENV:
+        return os.environ
+    return {k: v for k, v in os.environ.items() if k not in _OWN_ENV}
 
 
 def _environ(env: Mapping[str, str] | None, isolated: bool) -> dict[str, str]:
-    return {**(isolated_environ() if isolated else os.environ), **(env or {})}
+    return {**(isolated_environ() if isolated else _inherited()), **(env or {})}
 
 
 def run(
@@ -88,7 +110,14 @@ def output(
 
 def output_bytes(args: Sequence[str], cwd: Path | None = None, input: bytes | None = None) -> bytes:
     """git's stdout as bytes (object contents), GitFailed when git fails."""
-    proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True, check=False)
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=_environ(None, False),
+        input=input,
+        capture_output=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise failure(args, proc.stderr.decode(ENCODING, "replace").strip())
     return proc.stdout
@@ -97,7 +126,9 @@ def output_bytes(args: Sequence[str], cwd: Path | None = None, input: bytes | No
 def output_head(args: Sequence[str], cwd: Path | None, limit: int) -> bytes:
     """The first `limit` bytes of git's stdout; git is stopped then (a large object is not
     read to its end)."""
-    proc = subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        ["git", *args], cwd=cwd, env=_environ(None, False), stdout=subprocess.PIPE
+    )
     assert proc.stdout is not None
     with proc:
         data = proc.stdout.read(limit)
@@ -109,7 +140,9 @@ def attached(args: Sequence[str], cwd: Path | None = None) -> int:
     """Run git with this process's stdout and stderr (and the pager or terminal behind
     them): for output git formats and colours for the user itself (the caller flushes
     what it printed first). Its exit code."""
-    return subprocess.run(["git", *args], cwd=cwd, check=False).returncode
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=_environ(None, False), check=False
+    ).returncode
 
 
 def hookless(no_hooks: Path) -> list[str]:

@@ -18,8 +18,7 @@ user's `git worktree prune` keeps it and `git worktree list` names it), none of 
 calls in them runs the user's hooks, none inherits the user's sparse patterns, and teddy
 never prunes: registrations of the user's own worktrees stay, even while their folders are
 away. A moved repository finds its worktrees in the pool of its old place and relinks them
-(gitstore.pool `adopt`); the slots an older git-teddy kept in `.git/teddy/worktrees/` are
-removed when their slot is first used (`_migrate`).
+(gitstore.pool `adopt`).
 """
 
 import contextlib
@@ -345,15 +344,6 @@ def _remove(repo: GitRepo, path: Path) -> None:
     _remove_folder(path)
 
 
-def _migrate(repo: GitRepo, slot: int) -> None:
-    """Remove the slot an older git-teddy kept inside the project (`.git/teddy/worktrees/`)
-    once its lock is held: it is scratch, nothing in it is unsaved (a run that was killed
-    there recorded each step's state in its journal, as tree ids, which any slot puts back)."""
-    legacy = repo.layout.legacy_worktree(slot)
-    if os.path.lexists(legacy):
-        _remove(repo, legacy)
-
-
 def _reset(path: Path, commit: str, no_hooks: Path) -> None:
     """Move a pooled worktree to `commit`: only files that differ are rewritten."""
     runner.output([*_hookless(no_hooks), "reset", "--quiet", "--hard", commit], path, isolated=True)
@@ -434,7 +424,6 @@ def scratch_worktree(
                 held[lock] = claim.holder
             continue
         try:
-            _migrate(repo, slot)
             _prepare(repo, path, commit, lock)
             worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=not claim.state)
             worktree.recovery = list(claim.notes)
@@ -454,14 +443,12 @@ def remove_idle_worktrees(repo: GitRepo, pool_dir: str = "") -> None:
     folder = pool.pool_folder(pool.cache_root(pool_dir), repo.common_dir)
     for slot in range(POOL_SIZE):
         path, lock = folder / f"wt-{slot}", repo.layout.worktree_lock(slot)
-        legacy = repo.layout.legacy_worktree(slot)
-        if not (os.path.lexists(path) or os.path.lexists(legacy)) or lock.is_dir():
+        if not os.path.lexists(path) or lock.is_dir():
             continue
         repo.layout.shared.make_folders(lock.parent)
         if _take_lock(lock).state is None:
             continue  # a run is using it
         try:
-            _migrate(repo, slot)
             if os.path.lexists(path):
                 _remove(repo, path)
         finally:

@@ -8,12 +8,13 @@ ordinary push never starts Python). What is scanned: every commit a
 pushed ref carries that the remote lacks (`git rev-list <local sha> --not <remote shas>
 --remotes=<remote>`), its message and the blobs new to the remote (`git rev-list
 --objects`), when that ref carries teddy's history:
-- a session branch, keep ref or old-layout snapshot ref (`refs/heads/<prefix>...`,
-  `refs/<prefix>keep/...`, `refs/<prefix>snapshots/...`), or a session branch pushed to
+- a session branch or keep ref (`refs/heads/<prefix>...`, `refs/<prefix>keep/...`), or a
+  session branch pushed to
   where `git teddy push` puts it on a remote (`refs/<prefix>sessions/...`);
 - or, under any other name or a tag, a session commit (its `Teddy-Session` and
   `Teddy-Phase` trailers) or a snapshot (its subject, SNAPSHOT_SUBJECTS). The user's own
-  commits of an applied turn carry `Teddy-Session` alone: they are the project's history.
+  commits of an applied turn carry `Teddy-Session`, `Teddy-Turn` and `Teddy-Snapshot` but no
+  `Teddy-Phase`: they are the project's history.
 A snapshot's parents are snapshots only (its HEAD is a trailer), but one of the old shape
 has the user's commits as parents: those the remote lacks travel with it and are scanned
 too. What the remote already has is never flagged (a snapshot equal to a published
@@ -33,11 +34,13 @@ message says how to get past it with the command that was used.
 import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from git_teddy.artifacts.push_secrets import SHORT, Secret, secrets_json
 from git_teddy.gitstore.changes import (
     ALLOW_SECRETS_ENV,
+    SECRETS_FILE_ENV,
     SESSION_PUSH_ENV,
     blobs_reachable,
     is_null_id,
@@ -52,11 +55,9 @@ from git_teddy.session.refnames import (
     branches_prefix,
     keeps_prefix,
     remote_sessions_prefix,
-    snapshots_prefix,
 )
 
 REFUSED = 10  # the exit status that tells the shell block the reasons were printed
-SHORT = 12  # characters of an object id in messages; --allow-secret takes any prefix of 7+
 BLOBS_PER_READ = 256  # blobs read by one `git cat-file --batch`: memory stays bounded
 # The subjects teddy gives snapshots: session/store.py (base snapshot, your files before),
 # session/turns.py (state before), execute/runner.py (snapshot after). The shell block of
@@ -79,22 +80,6 @@ class Pushed:
     local_sha: str
     remote_ref: str
     remote_sha: str
-
-
-@dataclass(frozen=True)
-class Secret:
-    ref: str
-    where: str  # a path, or "commit <id> message"
-    line: int
-    kind: str
-    object_id: str  # the blob, commit or tag holding it
-
-    def allowed_by(self, allowed: Iterable[str]) -> bool:
-        for token in allowed:
-            is_id = len(token) >= 7 and all(c in "0123456789abcdef" for c in token.lower())
-            if (is_id and self.object_id.startswith(token.lower())) or token == self.where:
-                return True
-        return False
 
 
 @dataclass(frozen=True)
@@ -124,7 +109,7 @@ def kind_of(update: Pushed, prefix: str) -> str | None:
     for ref in (update.remote_ref, update.local_ref):
         if ref.startswith((branches_prefix(prefix), remote_sessions_prefix(prefix))):
             return "branch"
-        if ref.startswith((keeps_prefix(prefix), snapshots_prefix(prefix))):
+        if ref.startswith(keeps_prefix(prefix)):
             return "snapshot"
     return None
 
@@ -216,11 +201,10 @@ def allowed_ids() -> list[str]:
 
 def report(secrets: list[Secret]) -> None:
     for s in secrets:
-        print(
-            f"error: {s.ref}: {s.where}:{s.line} contains a secret ({s.kind})"
-            f" [{s.object_id[:SHORT]}]",
-            file=sys.stderr,
-        )
+        print(f"error: {s.finding()}", file=sys.stderr)
+    if SECRETS_FILE_ENV in os.environ:  # `git teddy push` reads them back as records
+        with open(os.environ[SECRETS_FILE_ENV], "w", encoding="utf-8") as file:
+            file.write(secrets_json(secrets))
     if SESSION_PUSH_ENV in os.environ:
         return  # `git teddy push` says what to do, with its own options
     ids = " ".join(f"--allow-secret {s.object_id[:SHORT]}" for s in secrets)

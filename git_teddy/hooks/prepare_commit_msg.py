@@ -1,10 +1,14 @@
-"""prepare-commit-msg: `Teddy-Session` and `Teddy-Turn` trailers on a commit whose staged
-changes contain content applied from a turn.
+"""prepare-commit-msg: `Teddy-Session`, `Teddy-Turn` and `Teddy-Snapshot` trailers on a
+commit whose staged changes contain content applied from a turn.
 
 A staged path counts when its staged blob differs from HEAD's, equals the path's blob in a
 turn's result snapshot (the `Teddy-Snapshot` of the turn's report commit) and differs from
 the path's blob in the snapshot the turn started from (the result's parent): the turn wrote
-it. The most recent such turn is named; `--if-exists addIfDifferent` keeps it idempotent.
+it; or when teddy wrote that blob merging the turn's result with the user's edits (the
+derived state's `applied-by/<blob>`, gitstore.layout). For each path the most recent such
+turn counts; every turn counted is named (a commit of two turns' results names both), its
+result snapshot beside it; `--if-exists addIfDifferent` keeps it idempotent. The session
+records which commit took each turn's result at its next commit (session/landed.py).
 Merges and squashes are skipped. An amend (`--amend`, `--amend --no-edit`) is counted
 against HEAD's parent, so its trailers stay; `--amend -m MSG` cannot be told apart from a
 plain `-m` (git passes no sign of the amend), so a new message written that way has none.
@@ -74,20 +78,57 @@ def executed_turns(tips: list[str]) -> list[Turn]:
     return sorted(turns.values(), key=lambda t: (t.time, t.turn), reverse=True)
 
 
-def applied_turn(staged: dict[str, str], turns: list[Turn]) -> Turn | None:
-    """The most recent turn that wrote one of the staged blobs."""
+def applied_turns(
+    staged: dict[str, str], turns: list[Turn], merged_from: dict[str, list[Turn]]
+) -> list[Turn]:
+    """Every turn that wrote one of the staged blobs, oldest first: for each path the most
+    recent turn whose result holds the staged blob (and whose start did not), else the turns
+    whose result, merged with the user's edits, gave it (`merged_from`, by blob)."""
     paths = [p for p in staged if "\n" not in p]
-    if not paths or not turns:
-        return None
+    if not paths:
+        return []
     queries = [f"{t.snapshot}{rev}:{p}" for t in turns for p in paths for rev in ("", "^")]
-    found = object_ids(queries)
+    found = object_ids(queries) if queries else []
     pairs = iter(zip(found[0::2], found[1::2], strict=True))
+    wrote: dict[str, Turn] = {}  # path -> the most recent turn that wrote it
     for turn in turns:
         for path in paths:
             result, before = next(pairs)
-            if result == staged[path] and before != staged[path]:
-                return turn
-    return None
+            if path not in wrote and result == staged[path] and before != staged[path]:
+                wrote[path] = turn
+    named = {t.snapshot: t for t in wrote.values()}
+    for path in paths:
+        if path not in wrote:
+            named.update((t.snapshot, t) for t in merged_from.get(staged[path], []))
+    return sorted(named.values(), key=lambda t: (t.time, t.session, t.turn))
+
+
+def merged_results(staged: dict[str, str], turns: list[Turn]) -> dict[str, list[Turn]]:
+    """The turns the derived state says each staged blob was merged from (gitstore.layout
+    `note_applied_by`), among the turns the session branches know."""
+    where = os.environ.get(APPLIED_ENV)
+    if not where:
+        return {}
+    layout = Layout(Path(where).parent.parent, Shared())
+    known = {t.snapshot: t for t in turns}
+    found: dict[str, list[Turn]] = {}
+    for blob in set(staged.values()):
+        snapshots = [snapshot for _, _, snapshot in layout.applied_from(blob)]
+        rows = [known[snapshot] for snapshot in snapshots if snapshot in known]
+        if rows:
+            found[blob] = rows
+    return found
+
+
+def turn_trailers(turns: list[Turn]) -> list[tuple[str, str]]:
+    """`Teddy-Session`, then `Teddy-Turn` and `Teddy-Snapshot` of each of its turns (the
+    snapshot names a turn of any session alone), for each session in turn."""
+    trailers: list[tuple[str, str]] = []
+    for session in dict.fromkeys(t.session for t in turns):
+        trailers.append(("Teddy-Session", session))
+        for turn in (t for t in turns if t.session == session):
+            trailers += [("Teddy-Turn", turn.turn), ("Teddy-Snapshot", turn.snapshot)]
+    return trailers
 
 
 def seed_applied(turns: list[Turn]) -> None:
@@ -102,7 +143,9 @@ def seed_applied(turns: list[Turn]) -> None:
         return  # not a path the installed block names
     config = read_config(None, "core")
     layout = Layout(path.parent.parent, Shared.from_config(config))
-    layout.seed_applied(sorted(written_blobs([t.snapshot for t in turns])))
+    merged = layout.applied_by.iterdir() if layout.applied_by.is_dir() else iter(())
+    blobs = written_blobs([t.snapshot for t in turns]) | {p.name for p in merged}
+    layout.seed_applied(sorted(blobs))
 
 
 def run(args: list[str]) -> None:
@@ -112,9 +155,9 @@ def run(args: list[str]) -> None:
     staged = staged_blobs(base_commit(source, sha))
     turns = executed_turns(session_tips(ref_prefix()))
     seed_applied(turns)
-    turn = applied_turn(staged, turns)
-    if turn is not None:
-        add_trailers(message_file, [("Teddy-Session", turn.session), ("Teddy-Turn", turn.turn)])
+    found = applied_turns(staged, turns, merged_results(staged, turns))
+    if found:
+        add_trailers(message_file, turn_trailers(found))
 
 
 def main(args: list[str]) -> int:

@@ -1,15 +1,15 @@
-"""Choosing and configuring the provider from `teddy.*` settings and the environment."""
+"""Choosing and configuring the provider from `teddy.*` settings and the environment.
+
+Each provider's module is imported when it is chosen: a command that plans from a file, or
+with one provider, does not load the others (nor the manual one's clipboard tools).
+"""
 
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from git_teddy.llm.anthropic import ANTHROPIC_URL, API_VERSION, AnthropicProvider
 from git_teddy.llm.base import Provider, ProviderError
-from git_teddy.llm.http import Endpoint, HttpPolicy
-from git_teddy.llm.manual import ManualProvider
-from git_teddy.llm.openai import OPENAI_URL, OpenAIProvider
-from git_teddy.llm.replay import ReplayProvider
 from git_teddy.settings import (
     BASE_URL,
     HTTP_RETRIES,
@@ -23,6 +23,12 @@ from git_teddy.settings import (
     Settings,
 )
 from git_teddy.ui import UI
+
+if TYPE_CHECKING:
+    from git_teddy.llm.anthropic import AnthropicProvider
+    from git_teddy.llm.http import HttpPolicy
+    from git_teddy.llm.openai import OpenAIProvider
+    from git_teddy.llm.replay import ReplayProvider
 
 
 def provider_from_settings(
@@ -47,6 +53,8 @@ def provider_from_settings(
         return _anthropic(settings, env, ui)
     if name == "replay":
         return _replay(settings, derived_dir)
+    from git_teddy.llm.manual import ManualProvider
+
     return ManualProvider(derived_dir / "manual", ui)
 
 
@@ -62,7 +70,10 @@ def keyed_provider(env: Mapping[str, str]) -> tuple[str, str] | None:
     return next(((name, var) for name, var in KEYED_PROVIDERS if env.get(var)), None)
 
 
-def _openai(settings: Settings, env: Mapping[str, str], ui: UI) -> OpenAIProvider:
+def _openai(settings: Settings, env: Mapping[str, str], ui: UI) -> "OpenAIProvider":
+    from git_teddy.llm.http import Endpoint
+    from git_teddy.llm.openai import OPENAI_URL, OpenAIProvider
+
     model = _model(settings, "openai")
     key = _key(env, "OPENAI_API_KEY")
     base = _base_url(settings, OPENAI_URL, key, "openai", "OPENAI_API_KEY")
@@ -77,7 +88,10 @@ def _openai(settings: Settings, env: Mapping[str, str], ui: UI) -> OpenAIProvide
     return OpenAIProvider(model, endpoint, _policy(settings), settings, ui)
 
 
-def _anthropic(settings: Settings, env: Mapping[str, str], ui: UI) -> AnthropicProvider:
+def _anthropic(settings: Settings, env: Mapping[str, str], ui: UI) -> "AnthropicProvider":
+    from git_teddy.llm.anthropic import ANTHROPIC_URL, API_VERSION, AnthropicProvider
+    from git_teddy.llm.http import Endpoint
+
     model = _model(settings, "anthropic")
     key = _key(env, "ANTHROPIC_API_KEY")
     base = _base_url(settings, ANTHROPIC_URL, key, "anthropic", "ANTHROPIC_API_KEY")
@@ -89,7 +103,9 @@ def _anthropic(settings: Settings, env: Mapping[str, str], ui: UI) -> AnthropicP
     return AnthropicProvider(model, endpoint, policy, settings, ui, max_tokens)
 
 
-def _replay(settings: Settings, derived_dir: Path) -> ReplayProvider:
+def _replay(settings: Settings, derived_dir: Path) -> "ReplayProvider":
+    from git_teddy.llm.replay import ReplayProvider
+
     folder = settings.text(REPLAY_DIR)
     if not folder:
         raise ProviderError(
@@ -138,7 +154,9 @@ def _base_url(
     return (configured or default).rstrip("/")
 
 
-def _policy(settings: Settings) -> HttpPolicy:
+def _policy(settings: Settings) -> "HttpPolicy":
+    from git_teddy.llm.http import HttpPolicy
+
     return HttpPolicy(
         timeout=float(settings.integer(TIMEOUT)),
         retries=settings.integer(HTTP_RETRIES),

@@ -110,6 +110,38 @@ def render_resources(resources: list[Resource]) -> str:
     return "".join(parts)
 
 
+def recorded_urls(context_log: str) -> dict[str, Resource]:
+    """The web pages a recorded `_context.log` holds (its Resource Contents, as
+    render_resources wrote them, read block by block so that no resource's text is taken
+    for a block): a conversation branch is planned on the same context as the turn it
+    replaces (spec 000), so its pages are reused, never fetched again. A page recorded
+    without its text (refused, not fetched) is left out: it is asked for anew."""
+    found: dict[str, Resource] = {}
+    lines = context_log.split("\n")
+    heading = "## 5. Resource Contents"
+    at = lines.index(heading) + 1 if heading in lines else len(lines)
+    while at + 2 < len(lines):
+        if lines[at] != "---" or not lines[at + 1].startswith("**Resource:** `"):
+            at += 1
+            continue
+        name = lines[at + 1].removeprefix("**Resource:** `").removesuffix("`")
+        count = lines[at + 2].removeprefix("**Tokens:** ")
+        at += 3
+        note = None
+        if at < len(lines) and lines[at].startswith("**Note:** "):
+            note, at = lines[at].removeprefix("**Note:** "), at + 1
+        opening = lines[at] if at < len(lines) else ""
+        fence = opening[: len(opening) - len(opening.lstrip("`~"))]
+        if len(fence) < 3:
+            continue  # no text recorded
+        end = next((i for i in range(at + 1, len(lines)) if lines[i] == fence), len(lines))
+        if is_url(name) and count.isdigit() and opening[len(fence) :] == "text":
+            text = "\n".join(lines[at + 1 : end]) + "\n"
+            found[name] = Resource(name, int(count), text, note)
+        at = end + 1
+    return found
+
+
 def render_user_payload(
     memos: list[str],
     message: str,

@@ -86,7 +86,7 @@ class PipelineStep(BaseModel):
     """One step of `.teddy/pipelines/NAME.yaml`; validated with strict types (a number or
     `null` is not text), every problem mapped back to its line by `parse_pipeline`."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     name: Annotated[str, AfterValidator(_step_name)]
     agent: Text | None = None  # exactly one of agent and prompt is set
@@ -107,7 +107,7 @@ class PipelineStep(BaseModel):
 
 
 class Pipeline(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, defer_build=True)
 
     name: str
     path: str

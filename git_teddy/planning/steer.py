@@ -26,12 +26,13 @@ from git_teddy.artifacts.context_list import (
 from git_teddy.artifacts.folder import SESSION_CONTEXT
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
-from git_teddy.gitstore.secret_files import configured_globs, has_secret_content, has_secret_name
+from git_teddy.gitstore.secret_files import has_secret_content, has_secret_name
 from git_teddy.planning.context import GLOB_CHARS, is_url, parse_context
 from git_teddy.planning.turn import next_turn_entries
 from git_teddy.session.claims import claim_session
 from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
+from git_teddy.settings import SECRET_FILES
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def _check_addable(ws: Workspace, entry: str, files: list[str]) -> None:
     """A path or glob must name files of the working tree, none of them secret-looking."""
     if is_url(entry) or is_session_ref(entry):
         return
-    globs = configured_globs(ws.repo.cwd)
+    globs = ws.settings.paths(SECRET_FILES)  # the command's settings, read once
     top = Path(ws.repo.toplevel)
     if has_secret_name(entry, globs) or has_secret_content(top / entry):
         raise _secret_refusal(entry)  # before matching: snapshots leave such files out

@@ -1,11 +1,8 @@
 """`git teddy plan`: assemble the context, ask the model, validate (re-prompting with the
 problems), and record the turn. `git teddy context` shows the same context without a model."""
 
-import json
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from git_teddy.artifacts.context_list import (
     GLOBAL_CONTEXT,
@@ -17,20 +14,16 @@ from git_teddy.artifacts.context_list import (
     without_excluded,
 )
 from git_teddy.artifacts.folder import (
-    ATTEMPTS_DIR,
     CONTEXT_LOG,
-    PLAN,
     REPORT,
     SESSION_CONTEXT,
     SESSION_LOG,
-    SYSTEM_PROMPT,
     TURN_CONTEXT,
     TURN_RECORD,
-    USER_PROMPT,
 )
 from git_teddy.artifacts.memos import MEMOS_PATH, parse_memos
 from git_teddy.artifacts.paths import entry_problem
-from git_teddy.artifacts.plan import Plan, Problem, format_problems, sanitize
+from git_teddy.artifacts.plan import Plan, Problem
 from git_teddy.artifacts.plan.casefold import case_problems
 from git_teddy.artifacts.plan.parts import part_problems
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
@@ -41,10 +34,9 @@ from git_teddy.artifacts.sessionlog.window import resume_history
 from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
-from git_teddy.errors import ConcurrentUpdateError, TeddyError
+from git_teddy.errors import TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
-from git_teddy.gitstore.permissions import Shared
 from git_teddy.llm import Provider, provider_from_settings
 from git_teddy.llm.windows import is_ollama, known_window, ollama_warning, over_window
 from git_teddy.planning.agents import agent_prompt, header_problems
@@ -52,9 +44,7 @@ from git_teddy.planning.ask import (
     Attempt,
     FileReply,
     ask_for_plan,
-    attempt_files,
     count_unreported,
-    keep_failed,
 )
 from git_teddy.planning.context import (
     HISTORY_FILES,
@@ -64,8 +54,8 @@ from git_teddy.planning.context import (
     merge,
     next_turn_context,
     parse_context,
+    recorded_urls,
     render_context,
-    render_context_log,
     render_user_payload,
 )
 from git_teddy.planning.handoff import (
@@ -74,27 +64,23 @@ from git_teddy.planning.handoff import (
     next_handoff,
     prompt_with_handoff,
 )
-from git_teddy.planning.pipelines import (
-    PipelineStep,
-    load_pipeline,
-    pipeline_files,
-    providers_from_settings,
-    run_pipeline,
-    step_system,
+from git_teddy.planning.recording import (
+    Asked,
+    Recorded,
+    figure,
+    no_valid_plan,
+    record_turn,
+    turn_files,
 )
 from git_teddy.planning.repomap import repository_overview
+from git_teddy.planning.request_redaction import as_sent, request_findings
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.url_approval import UrlGate
-from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.claims import claim_session
-from git_teddy.session.store import redact_files
 from git_teddy.session.turns import (
     current_snapshot,
     ensure_no_pending,
-    forget_original_plan,
-    keep_original_plan,
     previous_record,
-    record_plan,
     snapshot_for_next_turn,
 )
 from git_teddy.session.workspace import Workspace
@@ -111,7 +97,6 @@ from git_teddy.settings import (
     WEB_ALLOW_PRIVATE,
 )
 from git_teddy.ui import UI
-from git_teddy.web.fetch import fetch_text
 
 REPLY_RESERVE = 8_000  # tokens left for the model's plan when the window is filled
 
@@ -214,6 +199,8 @@ def _url_resource(
     cap = ws.settings.integer(MAX_RESOURCE_BYTES)
     timeout = float(ws.settings.integer(FETCH_TIMEOUT))
     private = ws.settings.flag(WEB_ALLOW_PRIVATE)
+    from git_teddy.web.fetch import fetch_text  # only for a context URL
+
     fetched = fetch_text(url, timeout=timeout, max_bytes=cap, allow_private=private)
     if fetched.text is None:
         return Resource(url, 0, None, f"could not be fetched: {fetched.error}")
@@ -299,6 +286,7 @@ def gather_inputs(
     message: str = "",
     replaced: TurnRecord | None = None,
     ui: UI | None = None,
+    recorded: dict[str, Resource] | None = None,
 ) -> TurnInputs:
     """`turn_context` replaces the layer the previous turn would give, and `replaced` names
     the turn whose agent plans again (both for a conversation branch); `message` (the
@@ -306,7 +294,8 @@ def gather_inputs(
     invoked agent starts on the handoff resources (spec 004 5.7): neither the invoker's
     turn layer nor its history is carried over; the project's and the session's layers,
     which every agent of the session shares, stay. A URL is fetched only once approved for
-    the session; `ui` is asked about the others (none: they are left out with a note)."""
+    the session; `ui` is asked about the others (none: they are left out with a note).
+    `recorded`: the pages the replaced turn got (a conversation branch), used as they were."""
     repo, store = ws.repo, ws.store
     tree = repo.read_commit(base).tree
     previous_entries, report = _previous_layer(ws, session, branch)
@@ -343,6 +332,8 @@ def gather_inputs(
     gate = UrlGate.of(repo.layout, session, ui)
 
     def resource(name: str) -> Resource:
+        if is_url(name) and recorded and name in recorded:
+            return recorded[name]  # the replaced turn's page: the same context, no fetch
         if is_url(name):
             return _url_resource(ws, name, counter, gate, _source(name, layers))
         if is_session_ref(name):
@@ -402,32 +393,6 @@ def _usage(attempts: list[Attempt]) -> dict[str, object]:
     }
 
 
-@dataclass(frozen=True)
-class Asked:
-    """What asking the model (or a pipeline of models) gave, and what it was sent last."""
-
-    plan: Plan | None
-    attempts: list[Attempt]
-    system: str
-    payload: str
-    usage: dict[str, object]
-    files: dict[str, bytes]  # extra files for the turn folder (a pipeline's steps)
-
-
-def _as_sent(text: str, redacting: bool) -> str:
-    """What the model is sent of `text`: redacted unless teddy.redactRequests is false, so
-    that `_context.log`, which the commit redacts, is exactly the request."""
-    return redact(text)[0] if redacting else text
-
-
-def _request_findings(system: str, payload: str, sent_payload: str, asked: Asked) -> list[Finding]:
-    """What redacting the request took out, on the lines of `_context.log` as it would read
-    unredacted: turn.yaml says where secrets were, as for every file of the commit. The
-    sent user message starts with the payload (a pipeline's step adds to it)."""
-    user = asked.payload.replace(sent_payload.rstrip("\n"), payload.rstrip("\n"), 1)
-    return redact(render_context_log(system, user))[1]
-
-
 def _ask_pipeline(
     ws: Workspace,
     base: str,
@@ -440,13 +405,22 @@ def _ask_pipeline(
 ) -> Asked:
     """Spec 001: each step gets the context and the previous step's output; the last plans.
     `_context.log` and `system_prompt.xml` then hold what the planning step was sent."""
+    from git_teddy.planning.pipelines import (  # only with --pipeline: its models and patterns
+        PipelineStep,
+        load_pipeline,
+        pipeline_files,
+        providers_from_settings,
+        run_pipeline,
+        step_system,
+    )
+
     tree = ws.repo.read_commit(base).tree
 
     def read(path: str) -> bytes | None:
         return ws.repo.read_file(tree, path)
 
     def system_for(step: PipelineStep) -> str:
-        return _as_sent(step_system(step, read), redacting)
+        return as_sent(step_system(step, read), redacting)
 
     pipeline = load_pipeline(name, read, ws.repo.list_files(tree))
     providers = providers_from_settings(ws.settings, ws.repo.layout.root, ui=ui)
@@ -468,16 +442,12 @@ class PlannedTurn:
         record = self.record
         lines = [f"turn {record.turn} of {record.session} (@{record.agent}): {self.plan.title}"]
         lines += [f"  {n}. {describe(a)}" for n, a in enumerate(self.plan.actions, start=1)]
-        tokens = f"{_figure(record.tokens_in)} in, {_figure(record.tokens_out)} out"
+        tokens = f"{figure(record.tokens_in)} in, {figure(record.tokens_out)} out"
         if record.tokens_counted:
             tokens += " (counted here: the provider reports none)"
         cost = f"${record.cost:.4f}" if record.cost is not None else "cost unknown"
         lines.append(f"  model {record.model}: {tokens}, {cost}, {self.attempts} attempt(s)")
         return lines
-
-
-def _figure(tokens: object) -> str:
-    return str(tokens) if isinstance(tokens, int) else "unknown"
 
 
 def _refusals(ws: Workspace, base: str) -> Callable[[Plan], list[Problem]]:
@@ -584,12 +554,15 @@ def _plan_on(
         message=message,
         replaced=original,
         ui=ui,
+        recorded=recorded_urls(
+            (alternative_to or {}).get(CONTEXT_LOG, b"").decode("utf-8", "replace")
+        ),
     )
     if resume:
         inputs = with_resume_history(ws, session, branch, inputs, message)
     raw_payload = inputs.payload(message)
-    payload = _as_sent(raw_payload, redacting)
-    system = _as_sent(inputs.system_prompt, redacting)
+    payload = as_sent(raw_payload, redacting)
+    system = as_sent(inputs.system_prompt, redacting)
     retries = ws.settings.integer(MAX_RETRIES)
     if pipeline is not None:
         if reply_file_text is not None:
@@ -617,111 +590,16 @@ def _plan_on(
     if plan is not None and (problems := _refusals(ws, base)(plan)):  # a pipeline's plan
         plan, attempts[-1].problems = None, problems
     if plan is None:
-        failed_plans = ws.repo.layout.failed_plans(session)
-        turn = store.next_turn(session, branch)
-        kept = keep_failed(failed_plans, turn, attempts, ws.repo.layout.shared)
-        _write_json(kept / FAILED_USAGE, asked.usage, ws.repo.layout.shared)
-        raise TeddyError(
-            f"the plan is not valid after {len(attempts)} attempt(s) "
-            f"({_usage_said(asked.usage)}; counted in the turn that gets a valid plan):\n"
-            + format_problems(attempts[-1].problems),
-            f"every reply is kept in {kept}; fix the plan and record it with "
-            "`git teddy plan -m MSG --from-file PLAN.md`",
-        )
-    retried = attempt_files(attempts) if len(attempts) > 1 else {}
-    files = {
-        USER_PROMPT: (message.rstrip("\n") + "\n").encode(),
-        SYSTEM_PROMPT: asked.system.encode(),
-        TURN_CONTEXT: render_context(inputs.turn_context).encode(),
-        CONTEXT_LOG: render_context_log(asked.system, asked.payload, not redacting).encode(),
-        PLAN: sanitize(attempts[-1].completion.text).encode(),
-        **{f"{ATTEMPTS_DIR}/{name}": data for name, data in retried.items()},
-        **asked.files,
-    }
+        raise no_valid_plan(ws, session, branch, asked)
+    files = turn_files(message, asked, render_context(inputs.turn_context), redacting)
     if original and alternative_to and CONTEXT_LOG in alternative_to:
         files[f"_context.{original.turn}.log"] = alternative_to[CONTEXT_LOG]  # to compare
-    original_plan = files[PLAN]
-    files, secrets = redact_files(files)  # before anything reaches the session
     raw_system = asked.system if pipeline is not None else inputs.system_prompt
-    if redacting and (sent := _request_findings(raw_system, raw_payload, payload, asked)):
-        secrets[CONTEXT_LOG] = sent
-    failed = _failed_usage(ws.repo.layout.failed_plans(session), store.next_turn(session, branch))
-    usage = _with_failed(asked.usage, [figures for _, figures in failed])
-    extra = {**usage, "agent_stack": inputs.handoff.stack, "redactions": summarize(secrets)}
-    try:
-        record = record_plan(
-            store, session, branch, files, inputs.agent, base, extra, tip, plan.title
-        )
-    except ConcurrentUpdateError as moved:
-        raise _moved_meanwhile(ws, session, branch, attempts, moved) from None
-    if files[PLAN] != original_plan:  # execute runs what the model wrote
-        keep_original_plan(store, record, original_plan)
-    else:
-        forget_original_plan(store, session, record.turn)  # a stale copy must not run
-    for path, _ in failed:  # charged once: to this turn
-        path.replace(path.with_name(CHARGED_USAGE))
+    sent = request_findings(raw_system, raw_payload, payload, asked.payload) if redacting else []
+    planned = Recorded(inputs.agent, base, inputs.handoff.stack, plan.title)
+    record = record_turn(ws, session, branch, tip, files, asked, sent, planned)
     reached("plan.recorded")
     return PlannedTurn(record, plan, len(attempts))
-
-
-FAILED_USAGE = "usage.json"  # beside the kept replies: what they cost, not yet charged
-CHARGED_USAGE = "usage.charged.json"  # ... and once a recorded turn counts it
-
-
-def _write_json(path: Path, data: dict[str, object], shared: Shared) -> None:
-    try:
-        path.write_text(json.dumps(data))
-        shared.adjust(path)
-    except OSError:
-        return  # the replies are kept; only their figures are lost
-
-
-def _failed_usage(folder: Path, turn: str) -> list[tuple[Path, dict[str, object]]]:
-    """The figures of the attempts of `turn` that gave no valid plan, not yet charged."""
-    found = []
-    for path in sorted(folder.glob(f"{turn}-*/{FAILED_USAGE}")):
-        try:
-            figures = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(figures, dict):
-            found.append((path, figures))
-    return found
-
-
-def _with_failed(usage: dict[str, object], failed: list[dict[str, object]]) -> dict[str, object]:
-    """`usage` plus the figures of earlier failed attempts: every model call counts."""
-    total = dict(usage)
-    for figures in failed:
-        for key in ("tokens_in", "tokens_out", "cost"):
-            mine, theirs = total.get(key), figures.get(key)
-            if isinstance(theirs, int | float) and not isinstance(theirs, bool):
-                total[key] = (mine if isinstance(mine, int | float) else 0) + theirs
-        total["tokens_counted"] = bool(total.get("tokens_counted") or figures.get("tokens_counted"))
-    return total
-
-
-def _usage_said(usage: dict[str, object]) -> str:
-    cost = usage.get("cost")
-    said = f"${cost:.4f}" if isinstance(cost, float | int) else "cost unknown"
-    tokens_in, tokens_out = usage.get("tokens_in"), usage.get("tokens_out")
-    return f"{_figure(tokens_in)} tokens in, {_figure(tokens_out)} out, {said}"
-
-
-def _moved_meanwhile(
-    ws: Workspace, session: str, branch: str, attempts: list[Attempt], moved: TeddyError
-) -> TeddyError:
-    """The branch moved while the model answered (someone wrote to the session by hand, or
-    a git-teddy without the session claim planned): the reply is kept, never lost."""
-    turn = ws.store.next_turn(session, branch)
-    kept = keep_failed(ws.repo.layout.failed_plans(session), turn, attempts, ws.repo.layout.shared)
-    last = kept / f"{len(attempts):02d}.md"
-    return TeddyError(
-        f"{moved.message}: the session branch {branch} moved while this plan was made, so it "
-        "was not recorded",
-        f"the model's reply is kept in {last}; look at the session (`git teddy log`), then "
-        f"record it with `git teddy plan -m MSG --from-file {shlex.quote(str(last))}`",
-    )
 
 
 WINDOWED_PROVIDERS = ("openai", "anthropic")  # the others are people or files

@@ -38,6 +38,7 @@ class TurnPage:
     diff: str | None = None  # the patch from the turn's base to its result
     diff_note: str | None = None  # why there is no patch
     author: str | None = None  # who planned the turn (its plan commit's author, by name)
+    landed_in: tuple[str, ...] = ()  # the user's commits that took its result
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,7 @@ def _turn(turn: TurnPage) -> str:
         figures.append(f"tokens in {turn.tokens_in or 0:,} / out {turn.tokens_out or 0:,}")
     if turn.cost is not None:
         figures.append(f"cost ${turn.cost:.4f}")
+    figures += [f"landed in {commit[:10]}" for commit in turn.landed_in]
     parts = [
         f'<section class="turn" id="turn-{escape(turn.name)}">',
         f'<h3>Turn {escape(turn.name)} <span class="status-{escape(turn.status)}">'

@@ -15,7 +15,7 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.report import ExecutionReport, parse_report
-from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.turn_record import TurnRecord, read_record
 from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import GitRepo
@@ -96,6 +96,7 @@ def _turn(
         diff=change[0],
         diff_note=change[1],
         author=author,
+        landed_in=tuple(commit.landed_in),
     )
 
 
@@ -122,7 +123,7 @@ def _report_note(data: bytes | None) -> str | None:
 
 def _record(data: bytes | None) -> TurnRecord | None:
     try:
-        return TurnRecord.from_yaml(data) if data and not isinstance(data, CutBlob) else None
+        return read_record(None if isinstance(data, CutBlob) else data)
     except Unreadable:
         return None  # damaged: the page shows what the commits' trailers say
 

@@ -27,6 +27,7 @@ from git_teddy.gitstore.changes import is_null_id
 from git_teddy.gitstore.repo import BlamedLine, LineOutOfRange
 from git_teddy.gitstore.runner import GitFailed
 from git_teddy.gitstore.snapshot import HEAD_TRAILER, taken_on
+from git_teddy.printable import quote_path
 from git_teddy.session.workspace import Workspace
 
 
@@ -112,6 +113,7 @@ def _heads_of_bases(ws: Workspace, commit: str) -> dict[str, str]:
 
 
 def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
+    quotes = ws.repo.quotes_paths()  # names in messages as git shows them (core.quotePath)
     try:
         file = confine(ws.repo.toplevel, top_relative(ws, path))
     except PathRefused as refused:
@@ -119,17 +121,20 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
     if not file.is_file():
         from_top = not path.startswith(TOP_MAGIC) and (ws.repo.toplevel / path).is_file()
         hint = (
-            f"paths are relative to the current directory, as in git; from the top: `:/{path}`"
+            "paths are relative to the current directory, as in git; from the top: "
+            f"`:/{quote_path(path, quotes)}`"
             if from_top
             else "check the path"
         )
-        raise TeddyError(f"{path} is not a file in the working tree", hint)
+        raise TeddyError(f"{quote_path(path, quotes)} is not a file in the working tree", hint)
     rel = file.relative_to(ws.repo.toplevel).as_posix()
     turns = _turn_snapshots(ws)
     holding = [s for s in turns if ws.repo.read_blob(ws.repo.read_commit(s).tree, rel)]
     rev = _newest(holding, turns) if holding else (ws.repo.head_commit() or "")
     if not rev:
-        raise TeddyError(f"{rel} has no history yet", "commit it, or let a turn create it")
+        raise TeddyError(
+            f"{quote_path(rel, quotes)} has no history yet", "commit it, or let a turn create it"
+        )
     # The working tree as a commit on top of that snapshot: lines it alone brings are the
     # user's own, not yet in any turn or commit. (git 2.39 can't blame --contents at a rev.)
     mine = snapshot_worktree(ws.repo, "teddy: blame of the working tree", rev)
@@ -139,7 +144,7 @@ def blame_lines(ws: Workspace, path: str, line: int | None) -> list[BlameLine]:
         blamed = ws.repo.blame(mine, rel, line, _heads_of_bases(ws, mine))
     except LineOutOfRange:
         hint = "give a line number inside the file"
-        raise TeddyError(f"{rel} has no line {line}", hint) from None
+        raise TeddyError(f"{quote_path(rel, quotes)} has no line {line}", hint) from None
     except GitFailed as failed:
         raise TeddyError(failed.message, "check the file name") from None
     return [

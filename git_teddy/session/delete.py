@@ -1,7 +1,7 @@
 """`git teddy delete`: remove whole sessions, as `git branch -D` removes a branch.
 
 A session's branches (local, and fetched copies under refs/remotes/), its keep ref (and
-old-layout snapshot refs, and what fetch keeps of it: the remotes' keep refs and old-layout
+what fetch keeps of it: the remotes' keep refs and old-layout
 branches) and its local derived state (the current-branch marker, the placed
 log, kept failed replies) go in one ref transaction. The objects stay until git's gc prunes
 them, so the command prints every ref's last id: `git update-ref <ref> <id>` brings a
@@ -21,7 +21,6 @@ from git_teddy.session.refnames import (
     branches_prefix,
     fetched_prefix,
     keep_ref,
-    snapshots_prefix,
 )
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
 
@@ -40,7 +39,6 @@ def _session_refs(store: SessionStore, session: str) -> dict[str, str]:
     prefix, refs = store.prefix, store.refs()
     found = {
         **refs.under(f"{branches_prefix(prefix)}{session}/"),
-        **refs.under(f"{snapshots_prefix(prefix)}{session}/"),
     }
     for remote in store.repo.remotes():
         found.update(refs.under(f"{fetched_prefix(remote, prefix)}{session}/"))

@@ -10,18 +10,13 @@ like a session branch's (a diverged one is refused the same way). `git teddy fet
 remote's keep ref under `refs/<prefix>incoming/<remote>/<id>` (kept there, as a remote-tracking
 ref is) and merges it here (`merged`): taken as is when ours is its ancestor, kept when it is
 ours', else a keep commit with both as parents.
-
-Before keep refs each snapshot had its own ref, `refs/<prefix>snapshots/<id>/<sha>`: those
-are read still, and the session's next write (or a push or fetch of it) folds them into the
-keep ref and removes them, in that order, so a killed run loses nothing.
 """
 
-from collections.abc import Iterable, Mapping
-from contextlib import suppress
+from collections.abc import Iterable
 
 from git_teddy.errors import ConcurrentUpdateError
 from git_teddy.gitstore import GitRepo
-from git_teddy.session.refnames import keep_ref, snapshots_prefix
+from git_teddy.session.refnames import keep_ref
 
 KEEP_SUBJECT = "teddy: keep snapshots of session "
 LISTING = "snapshots"
@@ -36,36 +31,22 @@ def kept(repo: GitRepo, keep_commit: str | None) -> list[str]:
     return data.decode("ascii", "replace").split()
 
 
-def legacy_refs(repo: GitRepo, prefix: str, session: str) -> dict[str, str]:
-    """The session's snapshot refs of the layout before keep refs: name -> snapshot."""
-    return repo.list_refs(f"{snapshots_prefix(prefix)}{session}/")
+def snapshots(repo: GitRepo, keep_commit: str | None) -> list[str]:
+    """Every snapshot a session keeps: its keep commit's."""
+    return sorted(set(kept(repo, keep_commit)))
 
 
-def snapshots(repo: GitRepo, keep_commit: str | None, legacy: Mapping[str, str]) -> list[str]:
-    """Every snapshot a session keeps: its keep commit's, and the old-layout refs `legacy`
-    not folded yet (legacy_refs; the store has them from its listing)."""
-    return sorted({*kept(repo, keep_commit), *legacy.values()})
-
-
-def keep(
-    repo: GitRepo,
-    prefix: str,
-    session: str,
-    shas: Iterable[str],
-    legacy: Mapping[str, str] | None = None,
-) -> None:
-    """Keep `shas` reachable from the session's keep ref (those already kept cost a read),
-    folding in the session's old-layout snapshot refs (`legacy`, else listed here). Raises
-    RefInTheWay when a ref of the user's blocks the keep ref's name (the store words it)."""
+def keep(repo: GitRepo, prefix: str, session: str, shas: Iterable[str]) -> None:
+    """Keep `shas` reachable from the session's keep ref (those already kept cost a read).
+    Raises RefInTheWay when a ref of the user's blocks the keep ref's name (the store
+    words it)."""
     wanted = list(dict.fromkeys(shas))
     ref = keep_ref(prefix, session)
     for attempt in range(KEEP_ATTEMPTS):
         tip = repo.read_ref(ref)
         listed = kept(repo, tip)
-        if legacy is None or attempt:
-            legacy = legacy_refs(repo, prefix, session)
         known = set(listed)
-        new = [s for s in dict.fromkeys([*legacy.values(), *wanted]) if s not in known]
+        new = [s for s in wanted if s not in known]
         if new:
             commit = _keep_commit(repo, session, [tip] if tip else [], [*listed, *new], new)
             try:
@@ -74,16 +55,7 @@ def keep(
                 if attempt == KEEP_ATTEMPTS - 1:
                     raise
                 continue  # another process kept snapshots meanwhile: build on its commit
-        if legacy:
-            _drop_legacy(repo, legacy)
         return
-
-
-def _drop_legacy(repo: GitRepo, legacy: Mapping[str, str]) -> None:
-    """Remove old-layout refs the keep ref now covers; one that moved meanwhile stays (and is
-    read, and folded by the next write)."""
-    with suppress(ConcurrentUpdateError):
-        repo.delete_refs(legacy)
 
 
 def _keep_commit(

@@ -13,8 +13,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from git_teddy.artifacts.plan.models import Plan
-from git_teddy.artifacts.report import ExecutionReport
 from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version
 from git_teddy.artifacts.turn_record import TurnRecord
 from git_teddy.errors import TeddyError
@@ -84,6 +82,9 @@ def to_json(turn: TurnFiles | None) -> dict[str, Any] | None:
 def from_json(data: dict[str, Any] | None) -> TurnFiles | None:
     if data is None:
         return None
+    from git_teddy.artifacts.plan.models import Plan  # a turn's: not needed by `new`
+    from git_teddy.artifacts.report import ExecutionReport
+
     plan, report = data["plan"], data["report"]
     return TurnFiles(
         name=str(data["name"]),

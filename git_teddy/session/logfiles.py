@@ -22,12 +22,11 @@ from git_teddy.artifacts.folder import (
     USER_PROMPT,
 )
 from git_teddy.artifacts.names import is_turn_name, turn_depth
-from git_teddy.artifacts.report import ExecutionReport, parse_report
 from git_teddy.artifacts.sessionlog.build import TurnFiles, agent_version, build_log
 from git_teddy.artifacts.sessionlog.model import SessionMeta, SubagentMode
 from git_teddy.artifacts.sessionlog.render import render_log
-from git_teddy.artifacts.turn_record import TurnRecord
-from git_teddy.artifacts.yamlio import Unreadable, load_yaml
+from git_teddy.artifacts.turn_record import read_record
+from git_teddy.artifacts.yamlio import Unreadable
 from git_teddy.gitstore import GitRepo
 from git_teddy.gitstore.changes import CutBlob
 from git_teddy.session.logcache import TurnCache
@@ -35,6 +34,7 @@ from git_teddy.settings import SUBAGENT_MODE
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.plan.models import Plan
+    from git_teddy.artifacts.report import ExecutionReport
 
 # What the log keeps from its previous version (the rest is derived from the turns).
 KEPT_FIELDS = ("session_id", "started", "ended", "status", "channel", "resume_point")
@@ -128,10 +128,13 @@ def read_turn(repo: GitRepo, folder: str, name: str) -> TurnFiles | None:
             return None
         return data.decode("utf-8", "replace")
 
+    data = files.get(TURN_RECORD)
     try:
-        record = TurnRecord.model_validate(load_yaml(text(TURN_RECORD) or "null"))
-    except (ValidationError, yaml.YAMLError):
+        record = read_record(None if isinstance(data, CutBlob) else data)
+    except Unreadable:
         return None  # not a turn folder teddy wrote
+    if record is None:
+        return None
     problems = [text(path) or "" for path in attempts]
     return TurnFiles(
         name=name,
@@ -150,9 +153,11 @@ def _plan(text: str | None) -> "Plan | None":
     return check_plan(text)[0] if text else None
 
 
-def _report(text: str | None) -> ExecutionReport | None:
+def _report(text: str | None) -> "ExecutionReport | None":
     if not text:
         return None
+    from git_teddy.artifacts.report import parse_report  # only for a turn's report
+
     try:
         return parse_report(text)
     except (ValueError, yaml.YAMLError):

@@ -28,6 +28,29 @@ class TurnCommit(BaseModel):
     cost: float | None
     commit: str
     time: str
+    # The user's commits that took this turn's result, whichever later commit recorded them
+    # (SessionStore.turns fills it in).
+    landed_in: list[str] = []
+
+
+# On a session commit: the user's commits that took turns' results, not recorded before
+# (`01 <commit>, 02 <commit>`; SessionStore.landings).
+LANDED_TRAILER = "Teddy-Landed"
+
+
+def parse_landings(value: str | None) -> dict[str, list[str]]:
+    """`01 <commit>, 02 <commit>` -> {"01": [commit], "02": [commit]}; parts that are not a
+    turn and a commit id are left out."""
+    found: dict[str, list[str]] = {}
+    for part in (value or "").split(","):
+        words = part.split()
+        if len(words) == 2 and is_turn_name(words[0]) and len(words[1]) in (40, 64):
+            found.setdefault(words[0], []).append(words[1])
+    return found
+
+
+def landings_value(landings: dict[str, list[str]]) -> str:
+    return ", ".join(f"{turn} {commit}" for turn, commits in landings.items() for commit in commits)
 
 
 class SessionSummary(BaseModel):

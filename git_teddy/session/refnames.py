@@ -7,9 +7,7 @@ under a ref prefix, and a ref listing grouped into sessions. With the prefix `te
   commit has them among its ancestors; session.keep);
 - `refs/teddy/incoming/<remote>/<id>`: a remote's keep ref as `git teddy fetch` last saw it
   (a remote-tracking ref of sorts: merged into ours, and kept, so a fetch of nothing new
-  writes nothing);
-- `refs/teddy/snapshots/<id>/<sha>`: the layout before keep refs, one ref per snapshot: read
-  still, and folded into the keep ref by the session's next write.
+  writes nothing).
 
 On a remote, `git teddy push` puts session branches outside refs/heads:
 `refs/teddy/sessions/<id>/<branch>`, next to `refs/teddy/keep/<id>`. A plain `git fetch` or
@@ -53,11 +51,6 @@ def arriving_prefix(prefix: str, remote: str, layout: str) -> str:
     return f"refs/{prefix}arriving/{remote}/{layout}/"
 
 
-def snapshots_prefix(prefix: str) -> str:
-    """Where the old layout's snapshot refs are: `refs/<prefix>snapshots/`."""
-    return f"refs/{prefix}snapshots/"
-
-
 def keeps_prefix(prefix: str) -> str:
     """Where keep refs are: `refs/<prefix>keep/`."""
     return f"refs/{prefix}keep/"
@@ -82,8 +75,8 @@ def session_ref_patterns(prefix: str, remotes: Sequence[str]) -> list[str]:
 
 
 def namespace_patterns(prefix: str, remotes: Sequence[str]) -> list[str]:
-    """session_ref_patterns, and `refs/<prefix>` (keep refs, old-layout snapshot refs, and
-    what a fetch leaves on its way): every ref of teddy's, for one listing per command."""
+    """session_ref_patterns, and `refs/<prefix>` (keep refs, and what a fetch leaves on its
+    way): every ref of teddy's, for one listing per command."""
     return [*session_ref_patterns(prefix, remotes), f"refs/{prefix}"]
 
 

@@ -12,6 +12,7 @@ names the saved state, so the next command tells the user about it if this one w
 import re
 import shlex
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.trailers import parse_trailers
@@ -19,15 +20,18 @@ from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
-from git_teddy.gitstore.apply import CannotApply, Change, apply_to_worktree, tree_changes
 from git_teddy.gitstore.layout import Placing
-from git_teddy.gitstore.saved_paths import saved_paths, snapshot_paths
 from git_teddy.printable import quote_path
 from git_teddy.session.current import NoCurrentSession
 from git_teddy.session.models import iso_time
 from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
-from git_teddy.session.turns import current_snapshot
 from git_teddy.session.workspace import Workspace
+
+if TYPE_CHECKING:
+    from git_teddy.gitstore.apply import Change
+
+# Restoring loads gitstore.apply and session.turns (and through it the redactor) when it
+# places files: `diff`, which asks this module for a turn's snapshot alone, does without.
 
 HEX = re.compile(r"[0-9a-f]{7,64}")  # an abbreviated id, SHA-1 (40) or SHA-256 (64)
 SHORT = 12  # digits of a snapshot id shown to the user
@@ -144,6 +148,8 @@ def _find_snapshot(store: SessionStore, spec: str, session: str | None) -> tuple
 def _teddy_wrote(ws: Workspace, session: str) -> set[tuple[str, str, str]]:
     """(path, mode, blob) of every file a turn of the session wrote (its result against
     its base): content teddy put there, not the user."""
+    from git_teddy.gitstore.apply import tree_changes
+
     store, repo = ws.store, ws.repo
     wrote: set[tuple[str, str, str]] = set()
     for commit in store.turn_commits(session):
@@ -163,6 +169,8 @@ def _teddy_wrote(ws: Workspace, session: str) -> set[tuple[str, str, str]]:
 def hand_written(ws: Workspace, session: str, saved: str, target: str) -> list[str]:
     """The files placing `target` would overwrite or remove whose content in `saved` (the
     user's files now) is the user's own: neither HEAD's nor one a turn wrote."""
+    from git_teddy.gitstore.apply import tree_changes
+
     at_stake = [c for c in tree_changes(ws.repo, saved, target) if _had_file(c)]
     head = ws.repo.head_commit()
     if head and at_stake:
@@ -181,6 +189,8 @@ def _held_by_a_snapshot(ws: Workspace, session: str, saved: str, paths: list[str
     (a turn's base or result; the user's saved states left out, their content is theirs):
     kept there, it is teddy's to replace. A project without commits, or in a merge, has
     files that differ from HEAD in every base snapshot (issue 26)."""
+    from git_teddy.gitstore.apply import tree_changes
+
     held: set[str] = set()
     for snapshot in ws.store.snapshots(session):
         info = ws.repo.read_commit(snapshot)
@@ -193,7 +203,7 @@ def _held_by_a_snapshot(ws: Workspace, session: str, saved: str, paths: list[str
     return held
 
 
-def _had_file(change: Change) -> bool:
+def _had_file(change: "Change") -> bool:
     return change.old_mode not in ("000000", "160000")
 
 
@@ -203,6 +213,8 @@ def _save_user_files(
     """The user's files kept as a saved state of its own (`git teddy saved` lists it), even
     when they are exactly `parent`'s (a turn's result just applied): the id the command
     prints is one `saved` shows (issue 26). With `paths` (and a `parent`), those alone."""
+    from git_teddy.gitstore.saved_paths import snapshot_paths
+
     subject = f"{SAVED_STATE_SUBJECT}{label}"
     saved = (
         snapshot_paths(ws.repo, subject, parent, paths, always=True)
@@ -220,6 +232,10 @@ def place_snapshot(
     `force` the user's own files are never overwritten. `step` names the command for the
     fault points (`restore`, `branch`). The caller tells the user the saved id, then calls
     `told_saved_state`; until then a killed run is told by the next command."""
+    from git_teddy.gitstore.apply import CannotApply, apply_to_worktree
+    from git_teddy.gitstore.saved_paths import saved_paths
+    from git_teddy.session.turns import current_snapshot
+
     store, layout = ws.store, ws.repo.layout
     # A saved state of some paths (execute's, undo's) puts back those paths alone: the
     # current ones are saved on top of it, so nothing else differs (issue 31 item 2).

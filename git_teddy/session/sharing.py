@@ -28,11 +28,14 @@ remote lacks as well.
 
 import re
 import shlex
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from git_teddy import faultpoint
 from git_teddy.artifacts.folder import TURN_RECORD
+from git_teddy.artifacts.push_secrets import SHORT, Secret, parse_secrets
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.session import keep
 from git_teddy.session.carried import bring_session_blobs, unseen_files
@@ -45,7 +48,6 @@ from git_teddy.session.refnames import (
     keep_ref,
     keeps_prefix,
     remote_sessions_prefix,
-    snapshots_prefix,
 )
 from git_teddy.session.remotes import Remote, resolve
 from git_teddy.session.workspace import Workspace
@@ -73,8 +75,8 @@ def push_sessions(
     ws: Workspace, remote: str | None, sessions: list[str], allowed: Sequence[str] = ()
 ) -> Transfer:
     """Push the named sessions (default: every local session): branches (under
-    refs/teddy/sessions/ there, or as branches with teddy.pushAsBranches) and keep refs
-    (old-layout snapshot refs are folded into the keep ref first), in one `git push`.
+    refs/teddy/sessions/ there, or as branches with teddy.pushAsBranches) and keep refs,
+    in one `git push`.
     `allowed`: the pre-push hook's findings to let through (blob or commit ids, paths)."""
     store, prefix = ws.store, ws.store.prefix
     target = resolve(ws, remote)
@@ -83,14 +85,16 @@ def push_sessions(
     chosen = [store.resolve_session(s) for s in sessions] or sorted(grouped)
     if not chosen:
         raise TeddyError("there are no local sessions to push", "start one with `git teddy new`")
-    _fold_legacy(ws, chosen)
     keeps = ws.repo.ref_listing(keeps_prefix(prefix).rstrip("/"))
     every = not sessions and sum(map(len, grouped.values())) == len(local)
     refspecs = _push_refspecs(ws, chosen, keeps, every)
-    pushed = ws.repo.push_refs(target.given, refspecs, allowed)
+    with tempfile.TemporaryDirectory(prefix="teddy-push-") as folder:
+        refused = Path(folder) / "secrets.json"
+        pushed = ws.repo.push_refs(target.given, refspecs, allowed, refused)
+        found = parse_secrets(refused.read_text("utf-8")) if refused.exists() else []
     output = pushed.stdout + pushed.stderr
     if not pushed.ok:
-        raise _push_failed(target.given, sessions, allowed, output)
+        raise _push_failed(target.given, sessions, allowed, output, found)
     heads = _remote_heads(ws, target)
     if heads is not None and not ws.settings.flag(PUSH_AS_BRANCHES):
         output += _retire_old_branches(ws, target.given, chosen, local, heads)
@@ -114,20 +118,11 @@ def _push_refspecs(
     return refspecs + [f"{kept}{s}:{kept}{s}" for s in chosen if s in keep_sessions]
 
 
-def _fold_legacy(ws: Workspace, sessions: Sequence[str] | None = None) -> None:
-    """Fold the old-layout snapshot refs of `sessions` (None: of every session that has
-    some) into their keep refs; one listing finds them."""
-    base = snapshots_prefix(ws.store.prefix)
-    legacy = {ref.removeprefix(base).split("/")[0] for ref in ws.repo.ref_listing(base[:-1])}
-    for session in sorted(legacy if sessions is None else legacy & set(sessions)):
-        ws.store.keep_snapshots(session, [])
-
-
 def _push_failed(
-    remote: str, sessions: Sequence[str], allowed: Sequence[str], output: str
+    remote: str, sessions: Sequence[str], allowed: Sequence[str], output: str, found: list[Secret]
 ) -> TeddyError:
-    if findings := _secret_findings(output):
-        return _secrets_refused(remote, sessions, allowed, findings)
+    if found:
+        return _secrets_refused(remote, sessions, allowed, found)
     if "[rejected]" in output or "non-fast-forward" in output or "fetch first" in output:
         return TeddyError(
             f"{remote} has turns of these sessions that you do not have; nothing was overwritten",
@@ -182,23 +177,13 @@ def _retire_old_branches(
     )
 
 
-# The pre-push hook's finding lines: `error: <ref>: <where>:<line> contains a secret (<kind>)
-# [<id>]` (hooks/pre_push.py report).
-_FINDING = re.compile(r"^error: (.+ contains a secret \(.+\) \[([0-9a-f]+)\])$", re.MULTILINE)
-
-
-def _secret_findings(output: str) -> list[tuple[str, str]]:
-    """(finding, object id) for each secret the pre-push hook refused."""
-    return [(m[1], m[2]) for m in _FINDING.finditer(output)]
-
-
 def _secrets_refused(
-    remote: str, sessions: Sequence[str], allowed: Sequence[str], findings: list[tuple[str, str]]
+    remote: str, sessions: Sequence[str], allowed: Sequence[str], found: list[Secret]
 ) -> TeddyError:
-    ids = dict.fromkeys([*allowed, *(object_id for _, object_id in findings)])
+    ids = dict.fromkeys([*allowed, *(secret.object_id[:SHORT] for secret in found)])
     words = [remote, *sessions, *(w for i in ids for w in ("--allow-secret", i))]
     again = "git teddy push " + shlex.join(words)
-    lines = "\n".join(finding for finding, _ in findings)
+    lines = "\n".join(secret.finding() for secret in found)
     return TeddyError(
         f"the pre-push hook found secrets; nothing was pushed to {remote}:\n{lines}",
         f"if they are not secrets (test data, examples), push them anyway: `{again}`;\n"
@@ -264,7 +249,6 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
         )
     faultpoint.reached("fetch.transferred")
     bring_session_blobs(ws, target.name)  # a partial clone: session contents now, not one by one
-    _fold_legacy(ws)
     refs, moves = _settle(ws, places)
     _check_brought(target, places, refs, sessions)
     changed = {places.session_of(ref) or "" for ref in moves} | _unkept(places, refs)
@@ -312,17 +296,13 @@ def _check_session_id(session: str) -> None:
 
 def _fetch_refspecs(prefix: str, places: _Places, sessions: Sequence[str]) -> list[str]:
     """Pushed branches to their remote-tracking refs, old-layout ones to arriving/ (placed
-    after), keep refs to incoming/ (merged after) and old-layout snapshot refs, of `sessions`
-    or of every session. Every pattern ends in `*`, so a layout or a keep ref the remote
-    lacks fails nothing."""
+    after) and keep refs to incoming/ (merged after), of `sessions` or of every session.
+    Every pattern ends in `*`, so a layout or a keep ref the remote lacks fails nothing."""
     names = [f"{s}/" for s in sessions] or [""]
     refspecs = []
     for session in names:
         refspecs.append(f"+{remote_sessions_prefix(prefix)}{session}*:{places.tracked}{session}*")
         refspecs.append(f"+{branches_prefix(prefix)}{session}*:{places.arriving}{session}*")
-        refspecs.append(
-            f"{snapshots_prefix(prefix)}{session}*:{snapshots_prefix(prefix)}{session}*"
-        )
     for session in [s.rstrip("/") for s in names]:
         refspecs.append(f"+{keeps_prefix(prefix)}{session}*:{places.incoming}{session}*")
     return refspecs

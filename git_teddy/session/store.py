@@ -6,10 +6,11 @@ Layout for session `20261126-auth` with the default prefix `teddy/`:
   conversation branches; their tree is the session folder (`session.md`, `session.context`,
   one folder per turn), cumulative;
 - `refs/teddy/keep/20261126-auth`: keeps every snapshot the session refers to reachable
-  (session.keep; the old layout's `refs/teddy/snapshots/20261126-auth/<sha>` is read too).
+  (session.keep).
 """
 
 import hashlib
+import os
 import random
 import shlex
 import time
@@ -24,7 +25,6 @@ from git_teddy.artifacts.folder import (
     SESSION_CONTEXT,
     SESSION_FILE_LIMIT,
     SESSION_LOG,
-    SUBAGENTS_DIR,
     TURN_RECORD,
 )
 from git_teddy.artifacts.idle import timed_out
@@ -39,18 +39,22 @@ from git_teddy.artifacts.names import (
     validate_slug,
 )
 from git_teddy.artifacts.trailers import format_message, parse_trailers
-from git_teddy.artifacts.turn_record import TurnRecord
+from git_teddy.artifacts.turn_record import TurnRecord, read_record
 from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.changes import CutBlob
+from git_teddy.gitstore.landing import commits_taking
 from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.repo import RefInTheWay
 from git_teddy.session import current, keep
 from git_teddy.session.models import (
+    LANDED_TRAILER,
     SessionSummary,
     TurnCommit,
     iso_time,
+    landings_value,
+    parse_landings,
     turn_commit_from_message,
 )
 from git_teddy.session.refnames import (
@@ -60,7 +64,6 @@ from git_teddy.session.refnames import (
     keep_ref,
     keeps_prefix,
     namespace_patterns,
-    snapshots_prefix,
 )
 from git_teddy.settings import checked_channel
 
@@ -94,6 +97,8 @@ class SessionStore:
         self.write_log = write_log  # the session log step of every commit (session.logfiles)
         # The sessions grouped from the refs listing, and the listing's state they come from.
         self._grouped: tuple[RefListing, int, dict[str, dict[str, str]]] | None = None
+        # Session files read by this command, by (commit, path): a commit never changes.
+        self._session_files: dict[tuple[str, str], str | None] = {}
 
     # ---- refs ------------------------------------------------------------------------------
 
@@ -113,6 +118,7 @@ class SessionStore:
         """Forget the refs as found: the next question lists them again (`serve` answers
         each request from the repository as it is then)."""
         self.repo.forget_refs()
+        self._session_files.clear()  # kept per command: a server's would only grow
 
     def _all_branches(self) -> dict[str, dict[str, str]]:
         """session id -> branch name -> tip commit, local and fetched (session.refnames),
@@ -138,12 +144,9 @@ class SessionStore:
             raise _unknown_session(session)
         return dict(branches)
 
-    def _legacy_snapshot_refs(self, session: str) -> dict[str, str]:
-        return self.refs().under(f"{snapshots_prefix(self.prefix)}{session}/")
-
     def snapshots(self, session: str) -> list[str]:
         tip = self.repo.read_ref(self.keep_ref(session))
-        return keep.snapshots(self.repo, tip, self._legacy_snapshot_refs(session))
+        return keep.snapshots(self.repo, tip)
 
     # ---- sessions --------------------------------------------------------------------------
 
@@ -202,10 +205,16 @@ class SessionStore:
             raise _ref_clash(self.prefix, clash.blocking) from None
 
     def now(self) -> datetime:
-        """The time git would record for a commit now (fixed in tests by GIT_COMMITTER_DATE)."""
-        ident = self.repo.committer()
-        zone = timezone(timedelta(seconds=ident.tz_offset)) if ident.tz_offset else UTC
-        return datetime.fromtimestamp(ident.timestamp, zone)
+        """The time git would record for a commit now: this second in the local zone, or
+        GIT_COMMITTER_DATE (fixed in tests) as git reads it, which takes a git process (a
+        read-only command such as `show` asks the time without starting one)."""
+        if "GIT_COMMITTER_DATE" in os.environ:
+            ident = self.repo.committer()
+            stamp, offset = ident.timestamp, timedelta(seconds=ident.tz_offset)
+        else:
+            stamp = int(time.time())
+            offset = datetime.fromtimestamp(stamp).astimezone().utcoffset() or timedelta(0)
+        return datetime.fromtimestamp(stamp, timezone(offset) if offset else UTC)
 
     def resolve_session(self, spec: str | None) -> str:
         """A session id from an id, a unique prefix of one (or of its slug), or None for this
@@ -293,32 +302,6 @@ class SessionStore:
         tip = self.branches(session)[self.current_branch(session)]
         return parse_log(self.read_session_file(tip, SESSION_LOG) or "", f"{session}'s session.md")
 
-    def read_subagent_logs(self, log: "SessionLog") -> dict[str, "SessionLog"]:
-        """The logs `log` embeds (`![[id]]`, teddy.subagentMode=embed), by id, read from
-        `subagents/<id>.md` of the branch the session continues on; one that is missing
-        or damaged is left out (its callout then shows the bare embed)."""
-        session = log.meta.session_id
-        tip = self.branches(session)[self.current_branch(session)]
-        found: dict[str, SessionLog] = {}
-        self._embedded(tip, log, found)
-        return found
-
-    def _embedded(self, tip: str, log: "SessionLog", found: dict[str, "SessionLog"]) -> None:
-        from git_teddy.artifacts.sessionlog.callouts import subagent_link
-        from git_teddy.artifacts.sessionlog.parse import parse_log
-
-        for phase in log.phases:
-            for callout in phase.callouts("subagent"):
-                sub = subagent_link(callout)
-                if sub is None or sub in found or f"![[{sub}]]" not in callout.body:
-                    continue
-                text = self.read_session_file(tip, f"{SUBAGENTS_DIR}/{sub}.md")
-                try:
-                    found[sub] = parse_log(text or "", f"{sub}.md")
-                except TeddyError:
-                    continue
-                self._embedded(tip, found[sub], found)  # a subagent's own subagents
-
     def set_status(self, session: str, status: str, resume_point: str | None = None) -> str:
         """Record the session's status (active, paused, completed) in its log, as a commit;
         the resume point is kept only where given (an active session has none)."""
@@ -360,6 +343,9 @@ class SessionStore:
         latest: dict[str, TurnCommit] = {}
         for commit in self.turn_commits(session) if commits is None else commits:
             latest[commit.turn] = commit
+        for turn, taken in self.landings(session).items():
+            if turn in latest:
+                latest[turn] = latest[turn].model_copy(update={"landed_in": taken})
         return sorted(
             latest.values(),
             key=lambda c: (turn_depth(c.turn), c.branch != MAIN_BRANCH, c.turn),
@@ -410,7 +396,14 @@ class SessionStore:
 
     def read_session_file(self, commit: str, path: str) -> str | None:
         """A session file's text; a TeddyError naming it when it is larger than any teddy
-        writes (a teammate's commit may hold anything): it is not read whole."""
+        writes (a teammate's commit may hold anything): it is not read whole. Read once per
+        command (`show` asks for session.md's frontmatter, then for the whole log)."""
+        key = (commit, path)
+        if key not in self._session_files:
+            self._session_files[key] = self._read_session_file(commit, path)
+        return self._session_files[key]
+
+    def _read_session_file(self, commit: str, path: str) -> str | None:
         data = self.repo.read_bounded(self.repo.read_commit(commit).tree, path, SESSION_FILE_LIMIT)
         if isinstance(data, CutBlob):
             raise TeddyError(
@@ -480,6 +473,9 @@ class SessionStore:
             raise ConcurrentUpdateError(
                 f"another commit reached {ref} first", "run your command again"
             )
+        landings = self._new_landings(session)
+        if landings:
+            trailers = {**trailers, LANDED_TRAILER: landings_value(landings)}
         tree = self.repo.write_tree(self.repo.read_commit(tip).tree, files)
         log_files, log_findings = redact_files(self.write_log(tree, log_updates or {}))
         tree = self.repo.write_tree(tree, log_files)
@@ -489,6 +485,39 @@ class SessionStore:
         commit = self.repo.write_session_commit(tree, [tip], format_message(subject, trailers))
         self._update_ref(ref, commit, local, subject)
         return commit
+
+    def landings(self, session: str) -> dict[str, list[str]]:
+        """turn -> the user's commits that took its result, as the session's commits record
+        them (`Teddy-Landed`, on whichever commit came next: a plan, a report, a status)."""
+        landed: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for tip in self.branches(session).values():
+            for info in self.repo.first_parent_history(tip):
+                if info.sha in seen:
+                    break
+                seen.add(info.sha)
+                value = parse_trailers(info.message).get(LANDED_TRAILER)
+                for turn, taken in parse_landings(value).items():
+                    known = landed.setdefault(turn, [])
+                    known.extend(c for c in taken if c not in known)
+        return landed
+
+    def _new_landings(self, session: str) -> dict[str, list[str]]:
+        """turn -> the user's commits that took its result (their `Teddy-Snapshot` trailer,
+        added by the commit hook), for the turns no commit of the session records yet:
+        recorded by the session's next commit, never by rewriting the user's (issue 26)."""
+        commits = self.turn_commits(session)
+        landed = self.landings(session)
+        waiting = {
+            c.snapshot: c
+            for c in commits
+            if c.phase == "report" and c.snapshot and c.turn not in landed
+        }
+        if not waiting:
+            return {}
+        since = min(c.time for c in waiting.values())
+        found = commits_taking(waiting, since, self.prefix, self.repo.cwd)
+        return {waiting[snapshot].turn: taken for snapshot, taken in found.items()}
 
     def create_branch(self, ref: TurnRef) -> str:
         """A conversation branch that is an alternative to `ref`'s turn: it starts where that
@@ -560,7 +589,7 @@ class SessionStore:
         tree = self.repo.read_commit(commit).tree
         data = self.repo.read_bounded(tree, path, YAML_LIMIT + 1)  # more is refused unread
         try:
-            return TurnRecord.from_yaml(data) if data is not None else None
+            return read_record(data)
         except Unreadable as problem:
             raise self.damaged(session, branch, path, str(problem), commit) from None
 
@@ -612,10 +641,9 @@ class SessionStore:
         self.keep_snapshots(session, [sha])
 
     def keep_snapshots(self, session: str, shas: list[str]) -> None:
-        """Keep `shas` alive through the session's keep ref (session.keep), folding in its
-        old-layout snapshot refs (with no `shas`: only that)."""
+        """Keep `shas` alive through the session's keep ref (session.keep)."""
         try:
-            keep.keep(self.repo, self.prefix, session, shas, self._legacy_snapshot_refs(session))
+            keep.keep(self.repo, self.prefix, session, shas)
         except RefInTheWay as clash:
             raise _ref_clash(self.prefix, clash.blocking) from None
 

@@ -41,6 +41,15 @@ def _turn_rows(turns: list[TurnCommit], figures: bool = False) -> list[list[str]
     return rows
 
 
+def _landed_lines(turns: list[TurnCommit]) -> list[str]:
+    """`turn 01 landed in 1a2b3c4d5e6f`: the user's commits that took each turn's result."""
+    return [
+        f"turn {t.turn} landed in {', '.join(_short(c) for c in t.landed_in)}"
+        for t in turns
+        if t.landed_in
+    ]
+
+
 def tokens_cell(turn: TurnCommit) -> str:
     """`1,200 in / 300 out`; `-` when the turn's model said nothing (a plan from a file)."""
     if turn.tokens_in is None and turn.tokens_out is None:
@@ -79,6 +88,8 @@ def session_text(summary: SessionSummary, turns: list[TurnCommit], main_ref: str
     ]
     if turns:
         lines += ["", _table(_turn_rows(turns))]
+        landed = _landed_lines(turns)
+        lines += ["", *landed] if landed else []
     return "\n".join(lines)
 
 
@@ -86,7 +97,9 @@ def turn_graph(session: str, turns: list[TurnCommit], branches: dict[str, str]) 
     """Turns ordered by depth; turns of conversation branches indented under their fork."""
     if not turns:
         return f"session {session}: no turns yet (branches: {', '.join(sorted(branches))})"
-    return f"session {session}\n" + _table(_turn_rows(turns, figures=True))
+    landed = _landed_lines(turns)
+    tail = "\n\n" + "\n".join(landed) if landed else ""
+    return f"session {session}\n" + _table(_turn_rows(turns, figures=True)) + tail
 
 
 def turn_json(

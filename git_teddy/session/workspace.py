@@ -23,6 +23,7 @@ def open_workspace(cwd: Path | None = None) -> Workspace:
     before it acts on anything."""
     repo = GitRepo.discover(cwd)
     settings = Settings.verified(repo.teddy_config())
+    repo.settings = settings  # read once: gitstore's own uses (snapshots' secretFiles) too
     sign = settings.choice(SIGN)
     repo.sign_commits = sign == "always" or (sign == "auto" and repo.git_says_sign())
     store = SessionStore(repo, settings.ref_prefix, _LogStep(repo, settings.choice(SUBAGENT_MODE)))

@@ -13,12 +13,10 @@ import shlex
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts.names import subagent_session_id
 from git_teddy.artifacts.output import failure_excerpt
-from git_teddy.artifacts.plan.models import Plan
-from git_teddy.artifacts.report import ActionLog, ExecutionReport
 from git_teddy.artifacts.sessionlog.callouts import (
     answered,
     embedded_subagent,
@@ -48,6 +46,10 @@ from git_teddy.artifacts.sessionlog.render import render_phase
 from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks
 from git_teddy.artifacts.turn_record import TurnRecord
 
+if TYPE_CHECKING:  # read from a turn's files, which the caller parsed: `new` parses none
+    from git_teddy.artifacts.plan.models import Plan
+    from git_teddy.artifacts.report import ActionLog, ExecutionReport
+
 SUMMARY_LIMIT = 100
 _VERSION = re.compile(r"<agent_prompt\b[^>]*\bversion=\"([^\"]+)\"")
 _CALL_STATUS = {"SUCCESS": "success", "FAILURE": "failure", "SKIPPED": "skipped"}
@@ -59,8 +61,8 @@ class TurnFiles:
 
     name: str
     record: TurnRecord  # turn.yaml
-    plan: Plan | None = None
-    report: ExecutionReport | None = None
+    plan: "Plan | None" = None
+    report: "ExecutionReport | None" = None
     user_prompt: str | None = None
     system_prompt: str | None = None
     problems: Sequence[str] = ()  # attempts/NN.problems.txt, oldest first
@@ -292,7 +294,7 @@ def justification(rationale: str) -> str:
     return text.strip()
 
 
-def _user_interventions(logs: Sequence[ActionLog], next_turn: TurnFiles | None) -> list[Block]:
+def _user_interventions(logs: "Sequence[ActionLog]", next_turn: TurnFiles | None) -> list[Block]:
     blocks: list[Block] = []
     asked = next_turn.user_prompt.strip() if next_turn and next_turn.user_prompt else None
     for log in logs:
@@ -306,7 +308,7 @@ def _user_interventions(logs: Sequence[ActionLog], next_turn: TurnFiles | None) 
     return blocks
 
 
-def _failure(log: ActionLog, later: Sequence[TurnFiles]) -> Callout:
+def _failure(log: "ActionLog", later: Sequence[TurnFiles]) -> Callout:
     call = call_text(log)
     summary = summary_of(log)
     # the first error and the last lines: the cause a test run states at its top and the
@@ -320,7 +322,7 @@ def _failure(log: ActionLog, later: Sequence[TurnFiles]) -> Callout:
     return error_callout(body, fixer.name if fixer else None, fixer.title if fixer else None)
 
 
-def _succeeded(turn: TurnFiles, failed: ActionLog) -> bool:
+def _succeeded(turn: TurnFiles, failed: "ActionLog") -> bool:
     """Whether `turn` ran `failed` again with success: the same call, or for a command the
     same check (same_check)."""
     call, command = call_text(failed), _command(failed)
@@ -335,7 +337,7 @@ def _succeeded(turn: TurnFiles, failed: ActionLog) -> bool:
     return False
 
 
-def _command(log: ActionLog) -> str | None:
+def _command(log: "ActionLog") -> str | None:
     command = log.params.get("command") if log.action_type == "EXECUTE" else None
     return str(command) if command else None
 
@@ -380,12 +382,12 @@ def _files(words: list[str]) -> set[str]:
 # ---- tool calls -------------------------------------------------------------------------------
 
 
-def tool_call(log: ActionLog) -> ToolCall:
+def tool_call(log: "ActionLog") -> ToolCall:
     status = _CALL_STATUS.get(log.status, "rejected")
     return ToolCall(call=call_text(log), summary=cut(summary_of(log)), status=status)  # type: ignore[arg-type]
 
 
-def call_text(log: ActionLog) -> str:
+def call_text(log: "ActionLog") -> str:
     """`EDIT src/app.py`, `EXECUTE pytest -q`, `INVOKE architect`: one line."""
     params = log.params
     target = next(
@@ -399,7 +401,7 @@ def call_text(log: ActionLog) -> str:
     return cut(call_line(log.action_type, one_line(str(target)) if target else None), 200)
 
 
-def summary_of(log: ActionLog) -> str:
+def summary_of(log: "ActionLog") -> str:
     if log.status == "REJECTED":
         return f"rejected: {log.reason}" if log.reason else "rejected"
     if log.status == "SKIPPED":
