@@ -249,7 +249,9 @@ def test_user_edits_are_merged(repo: Path, teddy: Teddy, env: dict) -> None:
     (repo / "README.md").write_text("# demo, edited by hand\n")
     (repo / "mine.txt").write_text("my own file\n")
     result = teddy.ok(repo, "execute", "-y")
-    assert "merged with your edits" in result.stdout
+    # Edits of files the turn does not write are left alone, not merged (issue 31 item 2:
+    # execute reads only the paths it writes); tests/test_execute_saves_paths.py merges.
+    assert "applied: 1 file(s) changed in your working tree" in result.stdout
     assert (repo / "app.py").read_text() == "print('hello, world')\n"
     assert (repo / "README.md").read_text() == "# demo, edited by hand\n"
     assert (repo / "mine.txt").read_text() == "my own file\n"

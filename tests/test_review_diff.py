@@ -10,6 +10,7 @@ import yaml
 
 from testing.commands import Teddy, git
 from testing.plans import create, edit, plan_text
+from testing.repos import commit_files
 from testing.sessions import kept_snapshots, queue
 from testing.templates import clone_into, play_template
 from testing.terminal import on_terminal
@@ -124,13 +125,19 @@ def test_two_conversation_branches(
 def test_applied_shows_the_users_edits_the_result_was_merged_with(
     repo: Path, teddy: Teddy, env: dict, replies: Path
 ) -> None:
-    queue(replies, plan_text(create("new.txt", "new\n")))
+    lines = "".join(f"line {n}\n" for n in range(1, 11))
+    commit_files(repo, env, {"long.txt": lines})
+    queue(replies, plan_text(edit("long.txt", "line 2", "line two"), create("new.txt", "new\n")))
     session = teddy.ok(repo, "new", "merge").stdout.strip()
-    teddy.ok(repo, "plan", "-m", "add a file")
-    (repo / "app.py").write_text("print('mine')\n")  # the user edits meanwhile
+    teddy.ok(repo, "plan", "-m", "change a file")
+    # The user edits meanwhile a file the turn writes, and one it does not (execute saves
+    # and merges only the paths it writes: issue 31 item 2).
+    (repo / "long.txt").write_text(lines.replace("line 9", "line 9, mine"))
+    (repo / "app.py").write_text("print('mine')\n")
     teddy.ok(repo, "execute", "-y")
     shown = teddy.ok(repo, "diff", "--applied", "01").stdout
-    assert "+print('mine')" in shown and "new.txt" not in shown
+    assert "+line 9, mine" in shown and "line two" not in shown and "new.txt" not in shown
+    assert "app.py" not in shown
     subjects = {
         s: git(repo, env, "log", "-1", "--format=%s", s) for s in kept_snapshots(repo, env, session)
     }

@@ -17,8 +17,8 @@ from git_teddy.session.workspace import open_workspace
     "--applied",
     is_flag=True,
     help="Your own edits the turn's result was merged with when execute applied it (the "
-    "turn's base to your files as execute saved them): what your working tree got beyond "
-    "the result.",
+    "turn's base to your versions of the files it wrote, as execute saved them): what "
+    "those files got beyond the result.",
 )
 @color_option
 @click.argument("spec", metavar="[SESSION/]TURN|A..B")

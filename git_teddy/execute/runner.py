@@ -36,8 +36,9 @@ from git_teddy.execute.journal import (
     open_journal,
 )
 from git_teddy.faultpoint import reached
-from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree
+from git_teddy.gitstore.apply import ApplyResult, CannotApply, apply_to_worktree, tree_changes
 from git_teddy.gitstore.pool import ignored_dependencies
+from git_teddy.gitstore.saved_paths import snapshot_paths
 from git_teddy.gitstore.scratch_files import ScratchFiles, scratch_files
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
@@ -319,12 +320,13 @@ def _apply(
         ui.show(_change_to_apply(ws, turn.record.base_snapshot, snapshot))
     if mode == "never" or (mode == "ask" and not ui.approve_apply()):
         return None, None, NOT_APPLIED_BY_CHOICE
-    # Whatever the user has now is saved first, so applying can always be undone.
-    user_state = ws.store.take_snapshot(
-        turn.session,
-        f"{SAVED_STATE_SUBJECT}applying turn {turn.turn}",
-        turn.record.base_snapshot,
-    )
+    # Whatever the user has now at the paths applying writes is saved first, so applying
+    # can always be undone; their other files are neither read nor written (issue 31).
+    base = turn.record.base_snapshot
+    writes = [change.path for change in tree_changes(ws.repo, base, snapshot)]
+    subject = f"{SAVED_STATE_SUBJECT}applying turn {turn.turn}"
+    user_state = snapshot_paths(ws.repo, subject, base, writes)
+    ws.store.keep_snapshot(turn.session, user_state)
     try:
         result = apply_to_worktree(
             ws.repo, turn.record.base_snapshot, snapshot, user_state, f"turn {turn.turn}"

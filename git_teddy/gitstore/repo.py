@@ -1127,3 +1127,54 @@ class GitRepo:
     def _still_missing(self, shas: list[str]) -> list[str]:
         self.dulwich = Repo(str(self.common_dir))  # one that lists the packs there now
         return [sha for sha in shas if not self.object_exists(sha)]
+
+    def tree_replacing(
+        self, base_tree: str, cleared: Collection[str], files: Mapping[str, tuple[str, str]]
+    ) -> str:
+        """`base_tree` with each of `cleared` (a file, or a folder and all in it) taken out,
+        then `files` (POSIX paths -> (mode, blob id), stored already) put in, a file in the
+        way of a folder replaced as `git update-index --replace` replaces it: only the
+        folders on their way are read and written again (gitstore.saved_paths)."""
+        return self._tree_replacing(base_tree, cleared, files) or self._add_object(Tree())
+
+    def _tree_replacing(
+        self, base_tree: str | None, cleared: Collection[str], files: Mapping[str, tuple[str, str]]
+    ) -> str | None:
+        """tree_replacing of a folder (None: there was none); None when nothing is left."""
+        held: dict[bytes, tuple[int, ObjectID]] = {}
+        if base_tree is not None:
+            base = self._object(base_tree.encode())
+            assert isinstance(base, Tree)
+            held = {entry.path: (entry.mode, entry.sha) for entry in base.iteritems()}
+        inner_cleared: dict[bytes, list[str]] = {}
+        inner_files: dict[bytes, dict[str, tuple[str, str]]] = {}
+        for path in cleared:
+            head, _, rest = path.partition("/")
+            if rest:
+                inner_cleared.setdefault(head.encode(), []).append(rest)
+            else:
+                held.pop(head.encode(), None)
+        for path, (file_mode, blob) in files.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                inner_files.setdefault(head.encode(), {})[rest] = (file_mode, blob)
+            else:
+                held[head.encode()] = (int(file_mode, 8), _oid(blob))
+        for name in {*inner_cleared, *inner_files}:
+            old = held.get(name)
+            folder = old[1].decode() if old and old[0] == TREE_MODE else None
+            if folder is None and name not in inner_files:
+                continue  # nothing to take out: no folder there
+            inner = self._tree_replacing(
+                folder, inner_cleared.get(name, []), inner_files.get(name, {})
+            )
+            if inner is None:
+                held.pop(name, None)
+            else:
+                held[name] = (TREE_MODE, _oid(inner))
+        if not held:
+            return None
+        tree = Tree()
+        for entry_name, (entry_mode, entry_sha) in held.items():
+            tree.add(entry_name, entry_mode, entry_sha)
+        return self._add_object(tree)

@@ -20,6 +20,7 @@ same function, so both compute the same tree.
 """
 
 import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -148,3 +149,49 @@ def staged_tree(
     finally:
         temp_index.unlink(missing_ok=True)
         Path(f"{temp_index}.lock").unlink(missing_ok=True)
+
+
+def paths_entries(
+    top: Path,
+    index: Path,
+    scratch: Path,
+    paths: Sequence[str],
+    globs: Sequence[str] | None = None,
+) -> dict[str, tuple[str, str]]:
+    """The index entries (path -> (mode, blob id), blobs stored) of `paths` (from the top; a
+    folder stands for the files in it) as the working tree has them, nothing else of the
+    working tree read: staged_tree's way on those paths alone, so its cost follows them,
+    not the repository (issue 31 item 2). A path the working tree does not have (or has
+    ignored, or secret-looking) has no entry, as a snapshot would leave it out."""
+    specs = [f":(literal){rel}" for rel in paths]
+    scratch.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=scratch, prefix="paths-") as folder:
+        scan_index = Path(folder) / "index"
+        if index.exists():  # its stat data spare re-reading the tracked files not changed
+            _copy_keeping_mtime(index, scan_index)
+        scan = {"GIT_INDEX_FILE": str(scan_index), "GIT_OPTIONAL_LOCKS": "0"}
+        no_hooks = runner.hookless(scratch / "no-hooks")
+        # One listing of those paths, tagged: `?` untracked (a nested repository as `dir/`),
+        # any other tag a path the index has.
+        listing = ["ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard"]
+        tracked: dict[str, None] = {}
+        untracked: list[str] = []
+        for item in runner.output([*listing, "--", *specs], top, scan).split("\0"):
+            if item.startswith("? "):
+                untracked.append(item[2:])
+            elif item:
+                tracked.setdefault(item[2:])
+        if tracked:  # as `git add -u` would (which refuses a path matching no entry)
+            update = ["update-index", "--remove", "--ignore-skip-worktree-entries"]
+            stdin = "".join(f"{rel}\0" for rel in tracked)
+            runner.output([*no_hooks, *update, "-z", "--stdin"], top, scan, input=stdin)
+        secrets = set(untracked_secrets(top, untracked, configured_globs(top, globs)))
+        _add_listed(top, scan, no_hooks, [rel for rel in untracked if rel not in secrets])
+        found = runner.output(["ls-files", "--stage", "-z", "--", *specs], top, scan)
+    entries: dict[str, tuple[str, str]] = {}
+    for line in filter(None, found.split("\0")):
+        meta, _, path = line.partition("\t")
+        mode, blob, stage = meta.split(" ")
+        if stage == "0":
+            entries[path] = (mode, blob)
+    return entries

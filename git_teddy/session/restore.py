@@ -209,12 +209,20 @@ def _had_file(change: "Change") -> bool:
     return change.old_mode not in ("000000", "160000")
 
 
-def _save_user_files(ws: Workspace, session: str, label: str, parent: str | None) -> str:
+def _save_user_files(
+    ws: Workspace, session: str, label: str, parent: str | None, paths: list[str] | None = None
+) -> str:
     """The user's files kept as a saved state of its own (`git teddy saved` lists it), even
     when they are exactly `parent`'s (a turn's result just applied): the id the command
-    prints is one `saved` shows (issue 26)."""
+    prints is one `saved` shows (issue 26). With `paths` (and a `parent`), those alone."""
+    from git_teddy.gitstore.saved_paths import snapshot_paths
+
     subject = f"{SAVED_STATE_SUBJECT}{label}"
-    saved = snapshot_worktree(ws.repo, subject, parent, always=True)
+    saved = (
+        snapshot_paths(ws.repo, subject, parent, paths, always=True)
+        if paths is not None and parent is not None
+        else snapshot_worktree(ws.repo, subject, parent, always=True)
+    )
     ws.store.keep_snapshot(session, saved)
     return saved
 
@@ -227,11 +235,18 @@ def place_snapshot(
     fault points (`restore`, `branch`). The caller tells the user the saved id, then calls
     `told_saved_state`; until then a killed run is told by the next command."""
     from git_teddy.gitstore.apply import CannotApply, apply_to_worktree
+    from git_teddy.gitstore.saved_paths import saved_paths
     from git_teddy.session.turns import current_snapshot
 
     store, layout = ws.store, ws.repo.layout
-    parent = current_snapshot(store, session, store.current_branch(session))
-    saved = _save_user_files(ws, session, label, parent)
+    # A saved state of some paths (execute's, undo's) puts back those paths alone: the
+    # current ones are saved on top of it, so nothing else differs (issue 31 item 2).
+    paths = saved_paths(ws.repo.read_commit(target).message)
+    if paths is None:
+        parent = current_snapshot(store, session, store.current_branch(session))
+    else:
+        parent = target
+    saved = _save_user_files(ws, session, label, parent, paths)
     layout.write_placing(session, saved, label)
     reached(f"{step}.saved")
     back = restore_command(session, saved)

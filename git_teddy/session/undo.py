@@ -7,9 +7,10 @@ the same way). Undo moves the user's files from that applied state back to the s
 byte for byte when nothing moved since; when the user edited files after applying, their
 edits are merged in as `git stash pop` merges (kept where they do not overlap the turn's
 change; a text conflict gets markers, any other keeps the user's version). Either way the
-current files are saved first, and the command says how to get them back: undo is itself
-undone by `restore`. Each undo is a session commit (`Teddy-Phase: undo`, `Teddy-Undone`),
-so a second undo takes back the turn applied before that one.
+current versions of the paths it writes are saved first (those alone, gitstore.saved_paths:
+the user's other files are neither read nor touched), and the command says how to get them
+back: undo is itself undone by `restore`. Each undo is a session commit (`Teddy-Phase:
+undo`, `Teddy-Undone`), so a second undo takes back the turn applied before that one.
 
 A result teddy.autoCommit committed is taken off the branch with the files while that
 commit is HEAD and unpushed (the branch back to its parent, the index entries of its paths
@@ -31,6 +32,7 @@ from git_teddy.gitstore.apply import (
     changes_between_trees,
     tree_changes,
 )
+from git_teddy.gitstore.saved_paths import snapshot_paths
 from git_teddy.gitstore.usercommit import is_pushed, uncommit
 from git_teddy.session.claims import claim_session
 from git_teddy.session.models import TurnCommit
@@ -176,12 +178,16 @@ def _undo_last(ws: Workspace, session: str) -> Undone:
     after = repo.write_commit(
         applied.after_tree, [], f"teddy: your files after applying turn {applied.turn}"
     )
-    saved = store.take_snapshot(session, f"{SAVED_STATE_SUBJECT}{label}", after)
+    # Only the paths undo writes are saved (and read): the user's other files stay theirs.
+    # A state of its own even when those are as applied: `after` holds none of the user's
+    # other files, and restoring it whole would take them back too.
+    before_tree = repo.read_commit(applied.before).tree
+    writes = [c.path for c in changes_between_trees(repo, applied.after_tree, before_tree)]
+    saved = snapshot_paths(repo, f"{SAVED_STATE_SUBJECT}{label}", after, writes, always=True)
+    store.keep_snapshot(session, saved)
     repo.layout.write_placing(session, saved, label)
     reached("undo.saved")
-    back = repo.write_commit(
-        repo.read_commit(applied.before).tree, [after], f"teddy: turn {applied.turn} undone"
-    )
+    back = repo.write_commit(before_tree, [after], f"teddy: turn {applied.turn} undone")
     if remove:  # the branch and index first: a killed run leaves the files to undo again
         parent = repo.read_commit(remove).parents[0]
         uncommit(repo, remove, [c.path for c in tree_changes(repo, parent, remove)])
