@@ -103,15 +103,7 @@ def _memo_step(ui: UI, memos: list[Memo], tree: Path) -> MemoReport:
     ui.show("Proposed memo changes:\n" + format_memos(memos))
     if not ui.approve_memos(memos):
         return MemoReport(proposed=proposed, decision="rejected")
-    try:
-        path = confine(tree, MEMOS_PATH)  # a symlinked .teddy/ is not written through
-    except PathRefused as refused:
-        raise TeddyError(
-            f"memos not written: {refused}", "replace the symlink by a folder"
-        ) from None
-    current = parse_memos(_memos_text(path)) if path.is_file() else []
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_memos(apply_memo_changes(current, memos)), encoding="utf-8")
+    _write_memos(tree, memos)
     return MemoReport(proposed=proposed, decision="approved")
 
 
@@ -121,8 +113,13 @@ def _memos_to_worktree(ws: Workspace, memos: list[Memo], decided: MemoReport) ->
     approved memos are written whatever becomes of the files)."""
     if decided.decision != "approved" or not memos:
         return
+    _write_memos(ws.repo.toplevel, memos)
+
+
+def _write_memos(tree: Path, memos: list[Memo]) -> None:
+    """The memo changes applied to `tree`'s `.teddy/memos.yaml`."""
     try:
-        path = confine(ws.repo.toplevel, MEMOS_PATH)
+        path = confine(tree, MEMOS_PATH)  # a symlinked .teddy/ is not written through
     except PathRefused as refused:
         raise TeddyError(
             f"memos not written: {refused}", "replace the symlink by a folder"

@@ -15,7 +15,7 @@ from git_teddy.session.workspace import Workspace
 
 def typed(*words: str) -> str:
     """The command as the user could have typed it: `git teddy add 'a b.txt'`."""
-    return shlex.join(["git", "teddy", *words])
+    return "git teddy " + shlex.join(words)
 
 
 def steering_file(
