@@ -49,9 +49,23 @@ class Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+def server(served: tuple[str, list[str]]) -> str:
+    return served[0]
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[str, list[str]]]:
+    """The server's base URL and the paths it was asked for, in order (a test that counts
+    fetches: a page reused must not be asked again)."""
+    asked: list[str] = []
+
+    class Counting(Handler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            super().do_GET()
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Counting)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", asked
     httpd.shutdown()

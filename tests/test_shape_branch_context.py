@@ -2,12 +2,7 @@
 so the web pages that turn got are reused from its recorded `_context.log`, never fetched
 again (a real server on 127.0.0.1 counts the requests)."""
 
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-
-import pytest
 
 from git_teddy.planning.context import (
     Resource,
@@ -18,58 +13,28 @@ from git_teddy.planning.context import (
 from testing.commands import Teddy, git
 from testing.plans import create, plan_text
 
-PAGE = b"<html><body><article><h1>Release plan</h1><p>Ship on Friday.</p></article></body></html>"
-
-
-class Counting(BaseHTTPRequestHandler):
-    requests: list[str]
-
-    def do_GET(self) -> None:
-        self.requests.append(self.path)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def counted() -> Iterator[tuple[str, list[str]]]:
-    """A web server on 127.0.0.1 and the paths it was asked for."""
-    asked: list[str] = []
-    handler = type("Handler", (Counting,), {"requests": asked})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", asked
-    httpd.shutdown()
-    thread.join()
-
 
 def test_branch_reuses_the_original_turns_pages(
-    repo: Path, teddy: Teddy, env: dict[str, str], counted: tuple[str, list[str]]
+    repo: Path, teddy: Teddy, env: dict[str, str], served: tuple[str, list[str]]
 ) -> None:
-    base, asked = counted
-    url = f"{base}/release"
+    base, asked = served
+    url = f"{base}/page"
     git(repo, env, "config", "teddy.web.allowPrivate", "true")
     session = teddy.ok(repo, "new", "work").stdout.strip()
     teddy.ok(repo, "add", url)  # in the session's context, approved for it
     plan = repo.parent / "plan.md"
     plan.write_text(plan_text(create("x.txt", "x\n")))
     teddy.ok(repo, "plan", "-m", "first way", "--from-file", str(plan))
-    assert asked == ["/release"]
+    assert asked == ["/page"]
     teddy.ok(repo, "branch", "01", "-m", "another way", "--from-file", str(plan))
-    assert asked == ["/release"]  # not fetched again
+    assert asked == ["/page"]  # not fetched again
     listed = f"refs/heads/teddy/{session}"
     names = git(repo, env, "for-each-ref", "--format=%(refname:short)", listed)
     branch = next(b for b in names.split() if not b.endswith("/main"))
     turn = git(repo, env, "ls-tree", "--name-only", branch).split()
     newest = sorted(t for t in turn if t[:2].isdigit())[-1]
     context = git(repo, env, "show", f"{branch}:{newest}/_context.log")
-    assert "Ship on Friday." in context and f"**Resource:** `{url}`" in context
+    assert "Tokens expire after one hour." in context and f"**Resource:** `{url}`" in context
 
 
 def test_recorded_pages_read_back_as_they_were_rendered() -> None:
