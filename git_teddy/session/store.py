@@ -47,6 +47,7 @@ from git_teddy.gitstore.changes import CutBlob
 from git_teddy.gitstore.landing import commits_taking
 from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.repo import RefInTheWay
+from git_teddy.gitstore.snapshot import base_of_session, session_root
 from git_teddy.session import current, keep
 from git_teddy.session.models import (
     LANDED_TRAILER,
@@ -79,6 +80,18 @@ CREATE_ATTEMPTS = 20  # each lost race means another session was created: progre
 # The files a session commit derives from the branch's new tree (`session.md`...), given the
 # tree id and the frontmatter fields to set. The store writes them; it never renders a log.
 LogStep = Callable[[str, Mapping[str, Any]], Mapping[str, bytes]]
+
+
+def applying_subject(turn: str) -> str:
+    """The subject of the saved state execute keeps of the user's files before it applies
+    `turn`'s result onto edits of theirs (undo and `diff --applied` look for it)."""
+    return f"{SAVED_STATE_SUBJECT}applying turn {turn}"
+
+
+def is_saved_state(snapshot: CommitInfo) -> bool:
+    """Whether a snapshot a session keeps is a saved state of the user's own files (their
+    content is theirs), not a turn's base or result."""
+    return snapshot.message.startswith(SAVED_STATE_SUBJECT)
 
 
 @dataclass(frozen=True)
@@ -279,7 +292,7 @@ class SessionStore:
             channel=str(log.get("channel", "")),
             turns=len(self.turn_names(session)),
             branches=sorted(branches, key=lambda b: (b != MAIN_BRANCH, b)),
-            base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
+            base_snapshot=base_of_session(root),
             last_active=last_active,
             resume_point=str(point) if point and status == "paused" else None,
             timed_out=idle,
@@ -313,8 +326,7 @@ class SessionStore:
         return self.commit_files(session, branch, {}, subject, trailers, log_updates=updates)
 
     def _root_commit(self, tip: str) -> CommitInfo:
-        *_, root = self.repo.first_parent_history(tip)
-        return root
+        return session_root(self.repo, tip)
 
     # ---- turns -----------------------------------------------------------------------------
 
@@ -636,6 +648,15 @@ class SessionStore:
         sha = snapshot_worktree(self.repo, message, parent)
         self.keep_snapshot(session, sha)
         return sha
+
+    def saved_before_applying(self, session: str, turn: str) -> str | None:
+        """The saved state execute kept of the user's files before applying `turn` (None:
+        it kept none, as their files were the turn's base or it was never applied)."""
+        subject = applying_subject(turn)
+        for sha in self.snapshots(session):
+            if self.repo.read_commit(sha).message.splitlines()[0] == subject:
+                return sha
+        return None
 
     def keep_snapshot(self, session: str, sha: str) -> None:
         self.keep_snapshots(session, [sha])
