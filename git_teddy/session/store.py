@@ -27,7 +27,6 @@ from git_teddy.artifacts.folder import (
     SESSION_LOG,
     TURN_RECORD,
 )
-from git_teddy.artifacts.idle import timed_out
 from git_teddy.artifacts.names import (
     MAIN_BRANCH,
     branch_of_turn,
@@ -38,6 +37,7 @@ from git_teddy.artifacts.names import (
     turn_depth,
     validate_slug,
 )
+from git_teddy.artifacts.session_state import as_read, session_state
 from git_teddy.artifacts.trailers import format_message, parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord, read_record
 from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
@@ -279,23 +279,22 @@ class SessionStore:
         current = self.current_branch(session)
         root = self._root_commit(branches[current])
         last = max((self.repo.read_commit(t) for t in branches.values()), key=lambda c: c.timestamp)
-        status = str(log.get("status", "unknown"))
         last_active = iso_time(last.timestamp, last.tz_offset)
-        idle = timed_out(status, last_active, int(self.now().timestamp()), idle_timeout)
-        point = log.get("resume_point")
-        if idle:
-            status, point = "paused", self.last_turn_trailers(session, current).get("Teddy-Turn")
+        root_time = iso_time(root.timestamp, root.tz_offset)
+        state = session_state(log, root_time, self._turn_folders(branches), current)
+        now = int(self.now().timestamp())
+        read = as_read(state.status, state.resume_point, last_active, now, idle_timeout)
         return SessionSummary(
             id=session,
-            status=status,
-            started=str(log.get("started", iso_time(root.timestamp, root.tz_offset))),
-            channel=str(log.get("channel", "")),
-            turns=len(self.turn_names(session)),
+            status=read.status,
+            started=state.started,
+            channel=state.channel,
+            turns=state.turns,
             branches=sorted(branches, key=lambda b: (b != MAIN_BRANCH, b)),
             base_snapshot=base_of_session(root),
             last_active=last_active,
-            resume_point=str(point) if point and status == "paused" else None,
-            timed_out=idle,
+            resume_point=read.resume_point,
+            timed_out=read.timed_out,
         )
 
     def session_log(self, session: str) -> dict[str, Any]:
@@ -364,11 +363,15 @@ class SessionStore:
         )
 
     def turn_names(self, session: str) -> set[str]:
-        names: set[str] = set()
-        for tip in self.branches(session).values():
-            tree = self.repo.read_commit(tip).tree
-            names.update(n for n, is_dir in self.repo.list_dir(tree).items() if is_dir)
-        return {n for n in names if is_turn_name(n)}
+        return set().union(*self._turn_folders(self.branches(session)).values())
+
+    def _turn_folders(self, branches: Mapping[str, str]) -> dict[str, set[str]]:
+        """Each branch's turn folders (subagents' turns too), at its tip."""
+        folders: dict[str, set[str]] = {}
+        for branch, tip in branches.items():
+            listed = self.repo.list_dir(self.repo.read_commit(tip).tree)
+            folders[branch] = {n for n, is_dir in listed.items() if is_dir and is_turn_name(n)}
+        return folders
 
     def resolve_turn(self, spec: str, session: str | None = None) -> TurnRef:
         """`02`, `02-branch-01` or `<session>/02` (the session part may be a prefix)."""
