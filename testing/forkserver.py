@@ -13,7 +13,7 @@ What stays the real executable (testing/commands.py decides, per call): a `git` 
 the background or on a terminal, and everything when TEDDY_TEST_EXECUTABLE=real.
 
 Protocol (AF_UNIX, SOCK_SEQPACKET, one request per connection): the client sends a JSON
-request (argv, cwd, env) with three file descriptors (stdin, stdout, stderr) attached; the
+request (argv, cwd, env, umask) with three file descriptors (stdin, stdout, stderr) attached; the
 server replies with the child's pid, then with its wait status when it ends.
 """
 
@@ -88,6 +88,7 @@ def _become_the_command(request: dict[str, object], fds: list[int]) -> None:
         os.dup2(fd, target)
         os.close(fd)
     os.chdir(str(request["cwd"]))
+    os.umask(int(str(request["umask"])))  # the test process's, as a subprocess inherits it
     environment = request["env"]
     assert isinstance(environment, dict)
     os.environ.clear()
@@ -179,7 +180,9 @@ def run_warm(
     exec_path = env.get("GIT_EXEC_PATH") or server.exec_path
     # what git adds when it runs a dashed command: its exec path, first on PATH too
     child_env = {**env, "GIT_EXEC_PATH": exec_path, "PATH": f"{exec_path}:{env.get('PATH', '')}"}
-    request = {"argv": [teddy_exe, *args], "cwd": str(cwd), "env": child_env}
+    umask = os.umask(0o022)
+    os.umask(umask)
+    request = {"argv": [teddy_exe, *args], "cwd": str(cwd), "env": child_env, "umask": umask}
     with (
         tempfile.TemporaryFile() as stdin,
         tempfile.TemporaryFile() as out,

@@ -3,7 +3,9 @@ server gives the exit code, output and repository the installed executable gives
 command it cannot serve as the executable would (another git on PATH, a fault point) runs
 the executable itself."""
 
+import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -53,6 +55,17 @@ def test_standard_input_reaches_the_command(repo: Path, env: dict[str, str]) -> 
         real.stdout,
         real.stderr,
     )
+
+
+def test_the_umask_is_the_test_process_s(repo: Path, env: dict[str, str]) -> None:
+    Teddy(env).ok(repo, "--version")  # the server started under the usual umask
+    saved = os.umask(0o077)
+    try:
+        Teddy(env).ok(repo, "new", "private")
+    finally:
+        os.umask(saved)
+    made = repo / ".git" / "teddy"  # git-teddy's derived-state folder, made by `new`
+    assert stat.S_IMODE(made.stat().st_mode) == 0o700
 
 
 @pytest.mark.parametrize("reason", ["another-git", "fault-point", "locale"])
