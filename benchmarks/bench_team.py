@@ -35,7 +35,7 @@ from bench_scale import make_remote, make_template
 from bench_snapshot import CACHE, git, sealed_env
 
 SIZES = (10, 1_000, 10_000)
-VERSION = "v1"  # of the generated remotes
+VERSION = "v2"  # of the generated remotes (v1 chained every session onto the last)
 FIRST_GOAL = 2.0  # a first fetch, over plain git's
 NOOP_GOAL = 1.5  # a no-op fetch or push, over plain git's (start-up allowance aside)
 GROWTH_GOAL = 1.5  # a no-op fetch at the largest size, over the one at the smallest
