@@ -1,0 +1,90 @@
+"""A team remote with thousands of sessions (issue 31, teams): the first `list` reads every
+session in the same few git processes whatever their number, and a fetch leaves the index
+up to date, so the `list` after it reads no session. Counted with GIT_TRACE2_EVENT, never
+timed (benchmarks/bench_team.py times them at 10, 1,000 and 10,000 sessions)."""
+
+import json
+from pathlib import Path
+
+from testing.commands import Teddy, git, run
+from testing.repos import bare_remote
+from testing.sessions import session_with_a_turn
+
+SESSION_REFS = "+refs/teddy/sessions/*:refs/remotes/origin/teddy/*"
+
+
+def team_remote(tmp_path: Path, repo: Path, env: dict, teddy: Teddy) -> tuple[Path, str]:
+    """A bare remote holding one real session, pushed by `git teddy push`; its id."""
+    remote = bare_remote(tmp_path, repo, env)
+    session = session_with_a_turn(repo, teddy)
+    teddy.ok(repo, "push")
+    return remote, session
+
+
+def copies(remote: Path, env: dict, session: str, count: int) -> list[str]:
+    """`count` sessions on the remote where `git teddy push` puts them, each a copy of
+    `session`'s refs under another id (same commits: git reads them once per id all the
+    same); their ids."""
+    branch = git(remote, env, "rev-parse", f"refs/teddy/sessions/{session}/main").strip()
+    kept = git(remote, env, "rev-parse", f"refs/teddy/keep/{session}").strip()
+    day = session.split("-")[0]
+    ids = [f"{day}-copy-{n:03d}" for n in range(count)]
+    lines = "".join(
+        f"update refs/teddy/sessions/{sid}/main {branch}\nupdate refs/teddy/keep/{sid} {kept}\n"
+        for sid in ids
+    )
+    run(["git", "update-ref", "--stdin"], remote, env, input=lines, check=True)
+    return ids
+
+
+def traced(teddy: Teddy, repo: Path, *args: str) -> tuple[str, list[list[str]]]:
+    """`git teddy ARGS`'s stdout, and the argv of each git process it started."""
+    trace = repo.parent / f"{repo.name}-trace2.json"
+    trace.unlink(missing_ok=True)
+    out = Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).ok(repo, *args).stdout
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    return out, [e["argv"][1:] for e in events if e["event"] == "start"]
+
+
+def listed(out: str) -> dict[str, dict]:
+    return {row["id"]: row for row in json.loads(out)}
+
+
+def test_a_first_list_reads_any_number_of_sessions_in_the_same_git_processes(
+    repo: Path, tmp_path: Path, env: dict, teddy: Teddy
+) -> None:
+    remote, session = team_remote(tmp_path, repo, env, teddy)
+    original = listed(teddy.ok(repo, "list", "--json").stdout)[session]
+    commands = {}
+    for count in (5, 50):
+        ids = copies(remote, env, session, count)
+        clone = tmp_path / f"clone-{count}"
+        git(tmp_path, env, "clone", "-q", str(remote), str(clone))
+        git(clone, env, "fetch", "-q", "origin", SESSION_REFS)  # plain git: no index yet
+        out, started = traced(teddy, clone, "list", "--json")
+        rows = listed(out)
+        assert set(rows) == {session, *ids}
+        for row in rows.values():  # each read whole: its log, turns, root and figures
+            same = ("title", "turns", "tokens", "agent", "started", "author", "status")
+            assert {k: row.get(k) for k in same} == {k: original.get(k) for k in same}
+        commands[count] = sorted(argv[0] for argv in started)
+    assert commands[5] == commands[50], commands  # not one git process per session
+
+
+def test_the_list_after_a_fetch_reads_no_session(
+    repo: Path, tmp_path: Path, env: dict, teddy: Teddy
+) -> None:
+    remote, session = team_remote(tmp_path, repo, env, teddy)
+    ids = copies(remote, env, session, 20)
+    clone = tmp_path / "clone"
+    git(tmp_path, env, "clone", "-q", str(remote), str(clone))
+    teddy.ok(clone, "fetch")
+    out, started = traced(teddy, clone, "list", "--json")
+    assert set(listed(out)) == {session, *ids}
+    reads = [argv for argv in started if argv[0] in ("cat-file", "rev-list", "log")]
+    assert reads == []  # the fetch brought the index up to date: nothing read again
+    # A fetch that brings nothing leaves the index alone, and list still answers from it.
+    teddy.ok(clone, "fetch")
+    out, started = traced(teddy, clone, "list", "--json")
+    assert set(listed(out)) == {session, *ids}
+    assert not [argv for argv in started if argv[0] in ("cat-file", "rev-list", "log")]
