@@ -1,12 +1,14 @@
 """A team remote with thousands of sessions (issue 31, teams): the first `list` reads every
-session in the same few git processes whatever their number, and a fetch leaves the index
-up to date, so the `list` after it reads no session. Counted with GIT_TRACE2_EVENT, never
-timed (benchmarks/bench_team.py times them at 10, 1,000 and 10,000 sessions)."""
+session in the same few git processes whatever their number, a fetch leaves the index up
+to date, so the `list` after it reads no session, and a push that sends nothing reads no
+session either. Counted with GIT_TRACE2_EVENT, never timed (benchmarks/bench_team.py times
+them at 10, 1,000 and 10,000 sessions)."""
 
 import json
 from pathlib import Path
 
 from testing.commands import Teddy, git, run
+from testing.plans import create, plan_text
 from testing.repos import bare_remote
 from testing.sessions import session_with_a_turn
 
@@ -88,3 +90,20 @@ def test_the_list_after_a_fetch_reads_no_session(
     out, started = traced(teddy, clone, "list", "--json")
     assert set(listed(out)) == {session, *ids}
     assert not [argv for argv in started if argv[0] in ("cat-file", "rev-list", "log")]
+
+
+def test_a_push_that_sends_nothing_reads_no_session(
+    repo: Path, tmp_path: Path, env: dict, teddy: Teddy
+) -> None:
+    _, session = team_remote(tmp_path, repo, env, teddy)
+    out, started = traced(teddy, repo, "push")
+    assert f"pushed 1 session(s) to origin: {session}" in out
+    assert "shared 0 project file(s)" in out
+    # Neither its snapshots listed nor their files counted: the remote had the keep ref.
+    assert not [argv for argv in started if argv[0] in ("rev-list", "cat-file", "log")]
+    # A new turn: its new file is counted, the files the remote had are not.
+    plan_file = tmp_path / "next-plan.md"
+    plan_file.write_text(plan_text(create("c.txt", "a file the remote has not seen\n")))
+    teddy.ok(repo, "plan", "-m", "one more", "--from-file", str(plan_file))
+    teddy.ok(repo, "execute", "-y")
+    assert "shared 1 project file(s) origin had not seen" in teddy.ok(repo, "push").stdout
