@@ -7,6 +7,9 @@ them at 10, 1,000 and 10,000 sessions)."""
 import json
 from pathlib import Path
 
+from dulwich.objects import Commit, Tree
+
+from git_teddy.gitstore import batchread
 from testing.commands import Teddy, git, run
 from testing.plans import create, plan_text
 from testing.repos import bare_remote
@@ -107,3 +110,30 @@ def test_a_push_that_sends_nothing_reads_no_session(
     teddy.ok(repo, "plan", "-m", "one more", "--from-file", str(plan_file))
     teddy.ok(repo, "execute", "-y")
     assert "shared 1 project file(s) origin had not seen" in teddy.ok(repo, "push").stdout
+
+
+def test_raw_commits_and_trees_read_as_dulwich_reads_them() -> None:
+    commit = Commit()
+    commit.tree = b"4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    commit.parents = [b"1" * 40, b"2" * 40]
+    commit.author = "Zoë Example <zoe@example.com>".encode()
+    commit.committer = b"Committer <c@example.com>"
+    commit.author_time, commit.author_timezone = 1_700_000_000, 3600
+    commit.commit_time, commit.commit_timezone = 1_700_000_900, -(5 * 3600 + 30 * 60)
+    commit.gpgsig = b"-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\n"
+    commit.message = b"teddy: new session 20261127-x\n\nTeddy-Snapshot: " + b"3" * 40 + b"\n"
+    read = batchread.parse_commit(commit.id.decode(), commit.as_raw_string())
+    assert (read.tree, read.parents, read.author, read.message) == (
+        commit.tree.decode(),
+        tuple(p.decode() for p in commit.parents),
+        commit.author.decode(),
+        commit.message.decode(),
+    )
+    assert (read.timestamp, read.tz_offset) == (commit.commit_time, commit.commit_timezone)
+
+    tree = Tree()
+    tree.add(b"01", 0o040000, b"4" * 40)
+    tree.add(b"session.md", 0o100644, b"5" * 40)
+    tree.add(b"sub", 0o160000, b"6" * 40)  # a gitlink is no folder
+    names = batchread.tree_names(tree.id.decode(), tree.as_raw_string())
+    assert names == {"01": True, "session.md": False, "sub": False}

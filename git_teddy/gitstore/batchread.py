@@ -46,7 +46,7 @@ def read_objects(specs: Sequence[str], limit: int, cwd: Path | None) -> Iterator
     if not specs:
         return
     request = "".join(f"{spec}\n" for spec in specs).encode(runner.ENCODING, runner.ERRORS)
-    with runner.streamed(["cat-file", "--batch"], cwd, request) as out:
+    with runner.streamed(["cat-file", "--batch", "--buffer"], cwd, request) as out:
         for _ in specs:
             yield _next_object(out, limit)
 
