@@ -12,6 +12,7 @@ from git_teddy.artifacts.folder import SESSION_FILE_LIMIT, SESSION_LOG
 from git_teddy.artifacts.names import is_turn_name
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import batchread
+from git_teddy.gitstore.changes import CutBlob
 from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.plumbing import Location
 from git_teddy.gitstore.runner import GitFailed
@@ -78,23 +79,33 @@ def _bulk_branches(
     """Each branch's tip commit and log, from the next three objects per branch."""
     branches: dict[str, BranchRead] | None = {}
     for branch in tips:
-        commit, tree, log = _commit(next(found)), next(found), next(found)
-        if branches is None or commit is None or tree is None or tree.kind != "tree":
+        commit, names, log = _commit(next(found)), _names(next(found)), next(found)
+        if branches is None or commit is None or names is None:
             branches = None  # the objects still to take are taken all the same
             continue
         text = log.data.decode("utf-8", "replace") if log and log.kind == "blob" else ""
         meta, phases = parse_log_leniently(text)
-        names = batchread.tree_names(tree.sha, tree.data)
         folders = frozenset(n for n, is_dir in names.items() if is_dir and is_turn_name(n))
         branches[branch] = (commit, BranchLog(meta, phases, folders))
     return branches
 
 
 def _commit(obj: "batchread.Found | None") -> "batchread.CommitFields | None":
-    if obj is None or obj.kind != "commit":
+    """A commit read whole (one past the limit, or damaged, is left to read_session)."""
+    if obj is None or obj.kind != "commit" or isinstance(obj.data, CutBlob):
         return None
     try:
         return batchread.parse_commit(obj.sha, obj.data)
+    except ValueError:
+        return None
+
+
+def _names(obj: "batchread.Found | None") -> dict[str, bool] | None:
+    """A tree's names, each mapped to whether it is a folder; None as for _commit."""
+    if obj is None or obj.kind != "tree" or isinstance(obj.data, CutBlob):
+        return None
+    try:
+        return batchread.tree_names(obj.sha, obj.data)
     except ValueError:
         return None
 
