@@ -7,9 +7,15 @@ them at 10, 1,000 and 10,000 sessions)."""
 import json
 from pathlib import Path
 
+import pytest
 from dulwich.objects import Commit, Tree
 
+from git_teddy.artifacts.sessionlog.model import Phase, SessionLog, SessionMeta
+from git_teddy.artifacts.sessionlog.parse import parse_log
+from git_teddy.artifacts.sessionlog.render import render_log
+from git_teddy.errors import TeddyError
 from git_teddy.gitstore import batchread
+from git_teddy.index.read import parse_log_leniently
 from testing.commands import Teddy, git, run
 from testing.plans import create, plan_text
 from testing.repos import bare_remote
@@ -137,3 +143,24 @@ def test_raw_commits_and_trees_read_as_dulwich_reads_them() -> None:
     tree.add(b"sub", 0o160000, b"6" * 40)  # a gitlink is no folder
     names = batchread.tree_names(tree.id.decode(), tree.as_raw_string())
     assert names == {"01": True, "session.md": False, "sub": False}
+
+
+def test_a_damaged_block_leaves_the_phases_figures_to_the_index() -> None:
+    meta = SessionMeta(session_id="20261127-edited", started="2026-11-27T12:00:00+00:00")
+    phases = [
+        Phase(title=f"Turn {n}", agent="dev@1.0", channel="cli", turn=f"0{n}",
+              time=f"2026-11-27T12:0{n}:00+00:00", status="success", tokens=100 * n)
+        for n in (1, 2)
+    ]  # fmt: skip
+    text = render_log(SessionLog(meta=meta, phases=phases))
+    # A teammate edited the log by hand: a line no phase block has. show refuses it...
+    edited = text + "a line edited in by hand\n"
+    with pytest.raises(TeddyError):
+        parse_log(edited)
+    # ...while list and stats still count each phase's heading and figures.
+    data, read = parse_log_leniently(edited)
+    assert data["session_id"] == "20261127-edited"
+    assert [(p.turn, p.tokens, p.title) for p in read] == [
+        ("01", 100, "Turn 1"),
+        ("02", 200, "Turn 2"),
+    ]
