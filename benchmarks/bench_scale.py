@@ -7,7 +7,7 @@ session id and every snapshot id rewritten, written by one `git fast-import` (sn
 first, their new ids read back with `get-mark`, then the session commits that name them).
 
 The remotes hold sessions where `git teddy push` puts them: `refs/teddy/sessions/<id>/main`
-and `refs/teddy/keep/<id>`, outside refs/heads (VERSION v2; v1 had them as branches, which
+and `refs/teddy/keep/<id>`, outside refs/heads (VERSION v2 on; v1 had them as branches, which
 every plain fetch brought: more than two minutes on 10,000 sessions).
 
 Measured in a fresh clone of the project (its branches only) for each remote:
@@ -39,7 +39,7 @@ ANCHOR_SESSIONS = 10
 GOAL = 1.5  # the 10,000-session figure over the 10-session one
 PLAIN_REPEATS = 7  # plain fetches timed in each clone
 PLAIN_LIMIT = 120.0  # a plain fetch that pays for sessions again is stopped after this long
-VERSION = "v2"  # of the remotes' layout
+VERSION = "v3"  # of the remotes (v2 chained every session's root onto the last session)
 TEMPLATE_VERSION = "v1"  # the template session is a local repository: its layout is unchanged
 SLUG = "scale-00000"  # the template session's slug; copies are scale-00001, ...
 
@@ -139,7 +139,7 @@ class Importer:
 
     def __init__(self, remote: Path, env: dict[str, str], options: list[str], mark: int) -> None:
         self.proc = subprocess.Popen(
-            ["git", "fast-import", "--quiet", "--done", *options],
+            ["git", "fast-import", "--quiet", "--done", "--force", *options],
             cwd=remote,
             env=env,
             stdin=subprocess.PIPE,
@@ -247,7 +247,10 @@ def write_commit(
             files.append(b"M %s :%d %s\n" % (mode.encode(), mark, path.encode()))
     mark = importer.next_mark()
     text = renamed(message.encode())
-    lines = [b"commit refs/bench/tmp\nmark :%d\n" % mark]
+    # A commit without `from` continues the scratch ref's tip: a root commit (a session's
+    # first, a base snapshot) starts the ref anew, so sessions share no history.
+    lines = [b"reset refs/bench/tmp\n\n"] if not parents else []
+    lines.append(b"commit refs/bench/tmp\nmark :%d\n" % mark)
     lines.append(f"author {author}\ncommitter {committer}\n".encode())
     lines.append(b"data %d\n%s\n" % (len(text), text))
     for index, parent in enumerate(parents):

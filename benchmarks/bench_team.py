@@ -10,7 +10,9 @@ For each size, in fresh clones of the project (its branch only), side by side wi
 on the same refs in the same run:
 - first fetch: `git teddy fetch origin` vs `git fetch origin` of the session and keep refs;
 - no-op fetch: the same again, nothing changed (median of a few);
-- list: `git teddy list` right after vs `git for-each-ref` of the fetched session refs;
+- list: `git teddy list` right after (the fetch brought the index up to date) and once more
+  with no index (built from the refs: every session read) vs `git for-each-ref` of the
+  fetched session refs;
 - first push: every session, as local branches, to a remote with the project only, vs
   `git push` of the same refs; no-op push: the same again.
 Goals (ok/MISS): a first fetch or push at most 2x plain git's, a no-op fetch or push at most
@@ -35,7 +37,7 @@ from bench_scale import make_remote, make_template
 from bench_snapshot import CACHE, git, sealed_env
 
 SIZES = (10, 1_000, 10_000)
-VERSION = "v1"  # of the generated remotes
+VERSION = "v2"  # of the generated remotes (v1 chained every session onto the last)
 FIRST_GOAL = 2.0  # a first fetch, over plain git's
 NOOP_GOAL = 1.5  # a no-op fetch or push, over plain git's (start-up allowance aside)
 GROWTH_GOAL = 1.5  # a no-op fetch at the largest size, over the one at the smallest
@@ -132,6 +134,8 @@ def measure_fetch(remote: Path, tmp: Path, env: dict[str, str], linked: bool) ->
     start = ["git", "teddy", "fetch", "--help"]
     figures["start"] = median_of(STARTS, lambda: timed(start, ours, env))
     figures["list"] = timed(["git", "teddy", "list"], ours, env, LIST_LIMIT)
+    (ours / ".git" / "teddy" / "index.toon").unlink(missing_ok=True)
+    figures["list, no index"] = timed(["git", "teddy", "list"], ours, env, LIST_LIMIT)
     listing = ["git", "for-each-ref", "refs/remotes/origin/teddy/"]
     figures["plain list"] = median_of(REPEATS, lambda: timed(listing, ours, env))
     return figures
@@ -186,6 +190,7 @@ def report(size: int, figures: dict[str, float], linked: bool) -> None:
             if name in figures:
                 line(f"{name} ({size})", figures[name], figures[f"plain {name}"], goal, start)
     line(f"list ({size})", figures["list"], figures["plain list"], None)
+    line(f"list, no index ({size})", figures["list, no index"], figures["plain list"], None)
 
 
 def main() -> None:

@@ -1,6 +1,7 @@
 """`git teddy new|show|log|saved|push|fetch|delete`: create, read, share and delete
 sessions."""
 
+import contextlib
 import shlex
 
 import click
@@ -150,6 +151,8 @@ def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
     from git_teddy.session.sharing import fetch_sessions
 
     done = fetch_sessions(open_workspace(), remote, list(sessions))
+    if done.moved:
+        _update_index()
     shown, more = done.sessions[:NEW_SHOWN], len(done.sessions) - NEW_SHOWN
     new = f"; new: {', '.join(shown)}" if shown else ""
     new += f" and {more} more (`git teddy list`)" if more > 0 else ""
@@ -170,6 +173,16 @@ def fetch(remote: str | None, sessions: tuple[str, ...]) -> None:
             f" push`, then run `git teddy fetch {shlex.quote(done.remote)}` again",
             err=True,
         )
+
+
+def _update_index() -> None:
+    """The session index brought up to date now, reading the sessions the fetch brought in
+    bulk (index/read.py), so the `list` that follows answers from it. Derived state: a
+    failure here leaves it for `list` to do, and the fetch done."""
+    from git_teddy.index.refresh import refresh
+
+    with contextlib.suppress(TeddyError, OSError):
+        refresh()
 
 
 @click.command()

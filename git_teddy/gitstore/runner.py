@@ -8,10 +8,12 @@ Output is decoded as UTF-8 with surrogate escapes: paths and messages come throu
 byte, and go back to git unchanged as arguments or input.
 """
 
+import contextlib
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 from git_teddy.errors import TeddyError
 
@@ -134,6 +136,42 @@ def output_head(args: Sequence[str], cwd: Path | None, limit: int) -> bytes:
         data = proc.stdout.read(limit)
         proc.kill()  # ours, started above; done with its output
     return data
+
+
+@contextlib.contextmanager
+def streamed(args: Sequence[str], cwd: Path | None, input: bytes) -> Iterator[IO[bytes]]:
+    """git's stdout to read as it comes, `input` written to its stdin meanwhile by a
+    thread (git answers while it reads: neither side waits on a full pipe), so a caller
+    keeps what it needs of a large answer and not all of it. GitFailed when git fails."""
+    import tempfile  # here: the hooks load this module and start in milliseconds
+    import threading
+
+    with tempfile.TemporaryFile() as errors:  # a file: git never waits on its stderr
+        proc = subprocess.Popen(
+            ["git", *args],
+            cwd=cwd,
+            env=_environ(None, False),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        writer = threading.Thread(target=_write_all, args=(proc.stdin, input), daemon=True)
+        writer.start()
+        with proc:
+            try:
+                yield proc.stdout
+            finally:
+                proc.stdout.read()  # to its end: git exits once its answer is taken
+                writer.join()
+        if proc.returncode != 0:
+            errors.seek(0)
+            raise failure(args, errors.read().decode(ENCODING, "replace").strip())
+
+
+def _write_all(pipe: IO[bytes], data: bytes) -> None:
+    with contextlib.suppress(BrokenPipeError), pipe:
+        pipe.write(data)
 
 
 def attached(args: Sequence[str], cwd: Path | None = None) -> int:

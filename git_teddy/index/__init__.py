@@ -29,7 +29,8 @@ The modules, pure core first and I/O at the edges:
     build      rows from session logs, and the next generation of the index
     query      select and totals, for list and stats
     views      what list and stats print
-    read       sessions read from git (only those that changed)
+    read       sessions read from git (only those that changed, together in three git
+               processes however many they are)
     refresh    the entry point: refresh(), the index brought up to date
 
 A warm query must stay well under a second over 10,000 sessions, so nothing heavy is imported

@@ -22,14 +22,22 @@ from git_teddy.session.workspace import Workspace
 # already is flagged `=`, and what it had is what `<from>` names here.
 _UPDATED = re.compile(r"^.\t[^\t]+\t([0-9a-f]{4,64})\.\.\.?[0-9a-f]{4,64}", re.MULTILINE)
 _UP_TO_DATE = re.compile(r"^=\t([^\t:]+):", re.MULTILINE)
+# A ref the push made or moved there (fast-forward, forced, new): `<flag>\t<from>:<to>\t...`
+_SENT = re.compile(r"^[ +*]\t([^\t:]+):", re.MULTILINE)
 
 
 def unseen_files(ws: Workspace, remote: str, sessions: Sequence[str], porcelain: str) -> int:
     """How many file contents the snapshots of `sessions` hold that `remote` had not seen
     before a push whose `--porcelain` output is `porcelain`, as far as this repository
     knows: not in its remote-tracking branches of `remote`, nor in what the pushed refs
-    held there before."""
-    tips = sorted({sha for session in sessions for sha in ws.store.snapshots(session)})
+    held there before. Only the sessions whose keep ref the push sent are read: one the
+    remote had already keeps there every snapshot it names (a push that sent nothing reads
+    nothing and starts no git process)."""
+    sent = set(_SENT.findall(porcelain))
+    moved = [s for s in sessions if ws.store.keep_ref(s) in sent]
+    tips = sorted({sha for session in moved for sha in ws.store.snapshots(session)})
+    if not tips:
+        return 0
     had = [*_UPDATED.findall(porcelain), *_UP_TO_DATE.findall(porcelain)]
     known = [*remote_tracking_ids(remote, ws.repo.cwd), *had]
     return new_blob_count(tips, known, ws.repo.cwd)

@@ -66,6 +66,7 @@ class Transfer:
     # fetch from a URL or path: the name its sessions are kept under (refs/remotes/<name>/)
     kept_as: str | None = None
     unseen_files: int = 0  # push: project files shared that the remote had not seen
+    moved: bool = False  # fetch: it moved refs here (keep refs merged, branches placed)
 
 
 # ---- push ----------------------------------------------------------------------------------
@@ -255,7 +256,8 @@ def fetch_sessions(ws: Workspace, remote: str | None, sessions: Sequence[str] = 
     missing = _missing(ws, places, refs, changed | set(sessions))
     output = fetched.stdout + fetched.stderr
     kept_as = None if target.named else target.name
-    return Transfer(target.given, _new(places, refs, moves), output, missing, kept_as=kept_as)
+    new = _new(places, refs, moves)
+    return Transfer(target.given, new, output, missing, kept_as=kept_as, moved=bool(moves))
 
 
 def _check_brought(
