@@ -6,6 +6,16 @@ index and HEAD then hold (`settle`); the next run moves the worktree from that c
 base with `git read-tree -m -u`, which reads the two trees and touches only the paths that
 differ (issue 31: no refresh of every file). Without that record (the first run of an older
 git-teddy, a killed run) `git reset --hard` checks every file and rewrites those that differ.
+
+What a run changed is read back by what it may have written (issue 31 item 3): teddy stages
+into an index of its own (`teddy-index` in the worktree's git folder, kept stat-valid from
+turn to turn), never the worktree's own, which stays at the base as the plan's commands
+expect to find it. An EDIT or CREATE names its file: that file alone is hashed and put into
+the last state's tree (gitstore.tree_paths); an action that writes nothing costs nothing;
+only a command (or what cannot be known so: a symlink on the way, `.gitattributes`) takes a
+scan of the whole worktree, `git add --all` on that index. The result is committed from the
+tree with `git commit-tree` and the post-commit hook run by `git hook run`: no refresh of
+every file either.
 A lock file with the owner's pid and start time keeps two runs apart; a lock whose process
 is gone (or whose pid another program now has) is stale, and the next run takes the worktree
 over, stopping a command the killed run left running only when that process group is
@@ -35,10 +45,12 @@ from git_teddy.gitstore import locks, pool, runner, submodules
 from git_teddy.gitstore.permissions import Shared
 from git_teddy.gitstore.pool import LOCK_REASON
 from git_teddy.gitstore.repo import GitRepo
+from git_teddy.gitstore.tree_paths import Written, files_tree
 from git_teddy.gitstore.worktree_tree import add_all
 
 POOL_SIZE = 8
 LOCK_FIELDS = ("pid", "started", "group", "group_started")
+STAGING = "teddy-index"  # teddy's index of a scratch worktree, in its git folder
 
 
 def _hookless(no_hooks: Path) -> list[str]:
@@ -63,6 +75,10 @@ class Worktree:
     gitlinks: dict[str, str] = field(default_factory=dict)  # submodule path -> its commit
     notes: list[str] = field(default_factory=list)  # submodules that could not be populated
     recovery: list[str] = field(default_factory=list)  # what taking over a stale lock left
+    repo: GitRepo | None = None  # the user's repository (objects, settings)
+    tree: str = ""  # the files' tree as the last `state` found them (the base's at first)
+    written: Written = field(default_factory=Written)  # what may have changed since
+    unstaged: dict[str, None] = field(default_factory=dict)  # in `tree`, not in teddy's index
 
     def command_environ(self) -> dict[str, str]:
         """What a plan's commands add to their environment: git config, given the way git
@@ -85,18 +101,35 @@ class Worktree:
         self.lock.write_text(LockRecord.mine(pgid).render())
 
     def _git(
-        self, args: list[str], env: dict[str, str] | None = None, hooks: Path | None = None
+        self,
+        args: list[str],
+        env: dict[str, str] | None = None,
+        hooks: Path | None = None,
+        input: str | None = None,
     ) -> str:
         # Isolated: the worktree's own repository, whatever GIT_DIR the user's shell has.
         config = _hookless(hooks or self.no_hooks)
-        return runner.output([*config, *args], self.path, env, isolated=True)
+        return runner.output([*config, *args], self.path, env, isolated=True, input=input)
+
+    def _staging(self) -> dict[str, str]:
+        """The environment of git commands on teddy's own index of the worktree."""
+        return {"GIT_INDEX_FILE": str(staging_index(self.path))}
 
     def stage_all(self) -> str:
         """Stage every file of the worktree except the links to ignored paths and the
-        submodules, which keep the commits the base recorded; the tree id."""
+        submodules, which keep the commits the base recorded, in teddy's index (one scan
+        of the worktree: its entries are stat-valid, only what changed is read); the tree."""
         excluded = [f":(exclude,top){path}" for path in [*self._unignored_links(), *self.gitlinks]]
-        add_all(self.path, config=_hookless(self.no_hooks), excluded=excluded, isolated=True)
-        return self._git(["write-tree"]).strip()
+        config, staging = _hookless(self.no_hooks), self._staging()
+        add_all(self.path, staging, config=config, excluded=excluded, isolated=True)
+        self.unstaged.clear()
+        self.tree = self._git(["write-tree"], staging).strip()
+        return self.tree
+
+    def wrote(self, paths: list[str] | None) -> None:
+        """Note what an action may have written: its paths, or None when anything (a
+        command); the next `state` reads back that alone."""
+        self.written.add(paths)
 
     def _unignored_links(self) -> list[str]:
         """The links git does not ignore already: `.venv/` in .gitignore leaves the link
@@ -113,17 +146,41 @@ class Worktree:
         return [path for path in self.linked if path not in ignored]
 
     def state(self) -> str:
-        """The worktree's files as a tree id (as `stage_all`), the index then put back as it
-        was: the plan's next commands see what they would have seen (a journal's record)."""
-        tree = self.stage_all()
-        self._git(["reset", "--quiet"])
-        return tree
+        """The worktree's files as a tree id (as `stage_all` stages them; a journal's record,
+        the result), read back by what was written since the last: nothing, the files an
+        action named (hashed into the last tree), or a scan when anything may have changed.
+        The worktree's own index is never touched: the plan's next commands see what they
+        would have seen."""
+        written, self.written = self.written, Written()
+        if written.anything or self.repo is None or not self.tree:
+            return self.stage_all()
+        if not written.paths:
+            return self.tree
+        found = files_tree(self.repo, self.path, self.tree, written.paths, self._excluded())
+        if found is None:  # a symlink on the way, .gitattributes...: as git add would see it
+            return self.stage_all()
+        self.tree, staged = found
+        self.unstaged.update(dict.fromkeys(staged))
+        return self.tree
+
+    def _excluded(self) -> list[str]:
+        """Paths the fast way leaves to a scan: the links and the submodules."""
+        return [*self.linked, *self.gitlinks]
+
+    def _stage_unstaged(self) -> None:
+        """Bring teddy's index to `tree`: the files the fast way hashed, staged again (the
+        next run moves the worktree from that index)."""
+        if self.unstaged:
+            update = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
+            listing = "".join(f"{path}\0" for path in self.unstaged)
+            self._git(update, self._staging(), input=listing)
+            self.unstaged.clear()
 
     def restore_state(self, tree: str) -> None:
         """Put the files of `tree` (a `state`) in the worktree, unstaged; HEAD stays, so the
         result is still committed on the base (resuming an interrupted run)."""
-        self._git(["read-tree", "--reset", "-u", tree])
-        self._git(["reset", "--quiet"])
+        self._git(["read-tree", "--reset", "-u", tree], self._staging())
+        self.tree, self.written, self.unstaged = tree, Written(), {}
 
     def changed_submodules(self) -> list[str]:
         """The submodules whose files the run changed: changes a snapshot cannot hold."""
@@ -133,17 +190,24 @@ class Worktree:
         """Record that the worktree's files are what is staged and committed at `head` (its
         HEAD): the next run moves it from there by the difference alone. `shared`: the mode
         core.sharedRepository asks for."""
+        self._stage_unstaged()
         with contextlib.suppress(OSError):  # unrecorded, the next run resets it whole
+            _share_index(self.path)  # a look into the worktree finds it clean at `head`
             record = _settled(self.lock)
             record.write_text(f"{head}\n")
             shared.adjust(record)
 
-    def commit_staged(self, message: str, hooks: Path, env: dict[str, str]) -> str:
-        """Commit what is staged, unsigned, with the hooks of folder `hooks` (the pre-commit
-        and commit-msg hooks skipped); the new commit's id."""
+    def commit_tree(self, tree: str, message: str, hooks: Path, env: dict[str, str]) -> str:
+        """Commit `tree` on HEAD as `git commit` would, unsigned, and run the post-commit
+        hook of folder `hooks` (no pre-commit or commit-msg hook); the new commit's id. No
+        index is read: `git commit` would refresh every file's entry first."""
+        parent = self._git(["rev-parse", "HEAD"]).strip()
         config = ["-c", "commit.gpgsign=false"]
-        self._git([*config, "commit", "--quiet", "--no-verify", "-m", message], env, hooks)
-        return self._git(["rev-parse", "HEAD"]).strip()
+        args = [*config, "commit-tree", tree, "-p", parent, "-m", message]
+        commit = self._git(args, env).strip()
+        self._git(["update-ref", "-m", f"commit: {message}", "HEAD", commit, parent])
+        self._git(["hook", "run", "--ignore-missing", "post-commit"], env, hooks)
+        return commit
 
 
 @dataclass(frozen=True)
@@ -344,11 +408,33 @@ def _remove(repo: GitRepo, path: Path) -> None:
     _remove_folder(path)
 
 
+def staging_index(path: Path) -> Path:
+    """teddy's own index of the worktree at `path` (Worktree.stage_all), in its git folder:
+    it goes with the worktree."""
+    return (pool.pointer(path) or path / ".git") / STAGING
+
+
+def _share_index(path: Path) -> None:
+    """The worktree's own index made a copy of teddy's (the base's entries, stat-valid): the
+    plan's commands find the base staged and every file clean. The mtime goes with it, so
+    git's racy-clean checks stay exact."""
+    index = _own_index(path)
+    temporary = index.with_name(f"index.teddy-{os.getpid()}")
+    shutil.copy2(staging_index(path), temporary)
+    os.replace(temporary, index)
+
+
+def _own_index(path: Path) -> Path:
+    """The worktree's own index file (beside teddy's, in its git folder)."""
+    return staging_index(path).with_name("index")
+
+
 def _reset(path: Path, commit: str, no_hooks: Path) -> None:
     """Move a pooled worktree to `commit`: only files that differ are rewritten."""
     runner.output([*_hookless(no_hooks), "reset", "--quiet", "--hard", commit], path, isolated=True)
     # -x also removes ignored leftovers of the previous run (build output, caches).
     runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
+    shutil.copy2(_own_index(path), staging_index(path))  # teddy's: the fresh one reset wrote
 
 
 def _settled(lock: Path) -> Path:
@@ -374,14 +460,20 @@ def _move(path: Path, last: str, commit: str, no_hooks: Path) -> bool:
     blobs differ between the two trees (`read-tree -m -u`: what `git checkout` does to switch
     branches); False, nothing changed, when it cannot (its HEAD is no longer `last`, a file
     in the way): then it is reset whole."""
-    config = _hookless(no_hooks)
+    config, staging = _hookless(no_hooks), {"GIT_INDEX_FILE": str(staging_index(path))}
+    if not staging_index(path).is_file():
+        return False  # settled by an older git-teddy, which staged in the worktree's index
     try:
         if runner.output(["rev-parse", "HEAD"], path, isolated=True).strip() != last:
             return False
-        runner.output([*config, "read-tree", "-m", "-u", last, commit], path, isolated=True)
-        runner.output([*config, "update-ref", "--no-deref", "HEAD", commit], path, isolated=True)
+        if last != commit:
+            read = [*config, "read-tree", "-m", "-u", last, commit]
+            runner.output(read, path, staging, isolated=True)
+            update = [*config, "update-ref", "--no-deref", "HEAD", commit]
+            runner.output(update, path, isolated=True)
     except runner.GitFailed:
         return False
+    _share_index(path)
     # -x also removes ignored leftovers of the previous run (build output, caches).
     runner.output([*config, "clean", "-ffdxq"], path, isolated=True)
     return True
@@ -426,6 +518,7 @@ def scratch_worktree(
         try:
             _prepare(repo, path, commit, lock)
             worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=not claim.state)
+            worktree.repo, worktree.tree = repo, repo.tree_of(commit)
             worktree.recovery = list(claim.notes)
             _populate(repo, worktree, commit)
             worktree.linked = _link_ignored_paths(repo, path, links)
