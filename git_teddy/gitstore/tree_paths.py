@@ -52,8 +52,55 @@ def plain_path(path: str) -> str | None:
     return posix.as_posix()
 
 
-def _under(path: str, folders: Collection[str]) -> bool:
+def under(path: str, folders: Collection[str]) -> bool:
+    """Whether `path` is one of `folders` or lies inside one."""
+    path = path.rstrip("/")
     return any(path == f or path.startswith(f"{f}/") for f in (f.strip("/") for f in folders))
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What `git status --porcelain=v2 -z` said of a worktree (Worktree.stage_all)."""
+
+    changed: list[str]  # tracked paths whose file differs from the index (or is gone)
+    untracked: list[str]  # untracked files, a nested repository as `dir/`
+    ignored: list[str]  # ignored files, a wholly ignored folder as `dir/`
+
+    def staged(self) -> list[str]:
+        return [*self.changed, *self.untracked]
+
+
+def parse_scan(listing: str) -> Scan:
+    """A status listing in porcelain v2 with -z and --no-renames: entries `1 XY ... path`
+    (Y, the worktree's side, `.` when the file is as staged), `? path`, `! path`."""
+    scan = Scan([], [], [])
+    for entry in listing.split("\0"):
+        kind, _, rest = entry.partition(" ")
+        if kind == "1":
+            fields = rest.split(" ", 7)
+            if len(fields) == 8 and fields[0][1] != ".":
+                scan.changed.append(fields[7])
+        elif kind == "?":
+            scan.untracked.append(rest)
+        elif kind == "!":
+            scan.ignored.append(rest)
+    return scan
+
+
+def has_commit(folder: Path) -> bool:
+    """Whether the nested repository at `folder` has a commit checked out (git stages it as
+    a gitlink; one with none it cannot stage)."""
+    args = ["rev-parse", "--verify", "--quiet", "HEAD"]
+    return runner.run(args, folder, isolated=True).returncode == 0
+
+
+@dataclass(frozen=True)
+class Found:
+    """files_tree's answer: the tree, the paths staged in it, the ignored ones left out."""
+
+    tree: str
+    staged: list[str]
+    ignored: list[str]
 
 
 def _kind(top: str, path: str) -> int | None:
@@ -79,7 +126,7 @@ def _kind(top: str, path: str) -> int | None:
 
 def files_tree(
     repo: GitRepo, top: Path, tree: str, paths: Collection[str], excluded: Collection[str]
-) -> tuple[str, list[str]] | None:
+) -> Found | None:
     """`tree` with the files at `paths` of the worktree at `top` as `git add --all` would
     stage them, and the paths put in; None when only a scan can tell (see the module's
     docstring). `excluded`: paths left to a scan (the links, the submodules)."""
@@ -89,7 +136,7 @@ def files_tree(
     plain: list[str] = []
     for path in paths:
         rel = plain_path(path)
-        if rel is None or PurePosixPath(rel).name == ATTRIBUTES or _under(rel, excluded):
+        if rel is None or PurePosixPath(rel).name == ATTRIBUTES or under(rel, excluded):
             return None
         plain.append(rel)
     held = repo.entries_at(tree, plain)
@@ -110,10 +157,11 @@ def files_tree(
             continue  # nothing written after all
         present[rel] = os.lstat(os.path.join(root, rel)).st_mode
     new = [rel for rel in present if rel not in held]
-    for rel in _ignored(top, new):
+    ignored = _ignored(top, new)
+    for rel in ignored:
         del present[rel]
     if not present:
-        return tree, []
+        return Found(tree, [], ignored)
     listing = "".join(f"{rel}\n" for rel in present)
     blobs = runner.output(
         ["hash-object", "-w", "--stdin-paths"], top, isolated=True, input=listing
@@ -128,7 +176,7 @@ def files_tree(
             file_mode = old[0] if old is not None else REGULAR
         if old != (file_mode, blob):
             files[rel] = (file_mode, blob)
-    return repo.tree_with_files(tree, files), list(present)
+    return Found(repo.tree_with_files(tree, files), list(present), ignored)
 
 
 def _ignored(top: Path, paths: list[str]) -> list[str]:

@@ -32,6 +32,7 @@ away. A moved repository finds its worktrees in the pool of its old place and re
 """
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -41,16 +42,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.errors import TeddyError, in_the_way
-from git_teddy.gitstore import locks, pool, runner, submodules
+from git_teddy.gitstore import locks, pool, runner, submodules, tree_paths
 from git_teddy.gitstore.permissions import Shared
 from git_teddy.gitstore.pool import LOCK_REASON
 from git_teddy.gitstore.repo import GitRepo
 from git_teddy.gitstore.tree_paths import Written, files_tree
-from git_teddy.gitstore.worktree_tree import add_all
 
 POOL_SIZE = 8
 LOCK_FIELDS = ("pid", "started", "group", "group_started")
 STAGING = "teddy-index"  # teddy's index of a scratch worktree, in its git folder
+# The scan of a scratch worktree: what differs from teddy's index, what is untracked (each
+# file: every one is staged), what is ignored (a folder as one); submodules left alone.
+SCAN = [
+    *("status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching"),
+    *("--no-renames", "--ignore-submodules=all"),
+]
 
 
 def _hookless(no_hooks: Path) -> list[str]:
@@ -79,6 +85,7 @@ class Worktree:
     tree: str = ""  # the files' tree as the last `state` found them (the base's at first)
     written: Written = field(default_factory=Written)  # what may have changed since
     unstaged: dict[str, None] = field(default_factory=dict)  # in `tree`, not in teddy's index
+    leftovers: dict[str, None] = field(default_factory=dict)  # ignored files written, to remove
 
     def command_environ(self) -> dict[str, str]:
         """What a plan's commands add to their environment: git config, given the way git
@@ -117,11 +124,25 @@ class Worktree:
 
     def stage_all(self) -> str:
         """Stage every file of the worktree except the links to ignored paths and the
-        submodules, which keep the commits the base recorded, in teddy's index (one scan
-        of the worktree: its entries are stat-valid, only what changed is read); the tree."""
-        excluded = [f":(exclude,top){path}" for path in [*self._unignored_links(), *self.gitlinks]]
+        submodules, which keep the commits the base recorded, in teddy's index; the tree.
+        One scan of the worktree (`git status`: teddy's index is stat-valid, so only what
+        changed is read), which also names the ignored files: the next run removes them
+        alone instead of cleaning every folder."""
         config, staging = _hookless(self.no_hooks), self._staging()
-        add_all(self.path, staging, config=config, excluded=excluded, isolated=True)
+        listing = runner.output([*config, *SCAN], self.path, staging, isolated=True)
+        scan = tree_paths.parse_scan(listing)
+        excluded = self._excluded()
+        staged = [path for path in scan.staged() if not tree_paths.under(path, excluded)]
+        unborn = [
+            path
+            for path in staged
+            if path.endswith("/") and not tree_paths.has_commit(self.path / path)
+        ]
+        self.leftovers.update(dict.fromkeys([*scan.ignored, *unborn]))
+        listed = [path.rstrip("/") for path in staged if path not in unborn]
+        if listed:
+            update = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
+            self._git(update, staging, input="".join(f"{path}\0" for path in listed))
         self.unstaged.clear()
         self.tree = self._git(["write-tree"], staging).strip()
         return self.tree
@@ -130,20 +151,6 @@ class Worktree:
         """Note what an action may have written: its paths, or None when anything (a
         command); the next `state` reads back that alone."""
         self.written.add(paths)
-
-    def _unignored_links(self) -> list[str]:
-        """The links git does not ignore already: `.venv/` in .gitignore leaves the link
-        `.venv` (a file to git) unignored, so it is excluded here; `.venv` ignores it, and
-        git refuses to add an ignored path an exclude names (issue 26)."""
-        if not self.linked:
-            return []
-        args = [*_hookless(self.no_hooks), "check-ignore", "-z", "--stdin"]
-        listing = "".join(f"{path}\0" for path in self.linked)
-        proc = runner.run(args, self.path, isolated=True, input=listing)
-        if proc.returncode not in (0, 1):  # 1: none of them is ignored
-            raise runner.failure(args, proc.stderr.strip())
-        ignored = set(proc.stdout.split("\0"))
-        return [path for path in self.linked if path not in ignored]
 
     def state(self) -> str:
         """The worktree's files as a tree id (as `stage_all` stages them; a journal's record,
@@ -159,8 +166,9 @@ class Worktree:
         found = files_tree(self.repo, self.path, self.tree, written.paths, self._excluded())
         if found is None:  # a symlink on the way, .gitattributes...: as git add would see it
             return self.stage_all()
-        self.tree, staged = found
-        self.unstaged.update(dict.fromkeys(staged))
+        self.tree = found.tree
+        self.unstaged.update(dict.fromkeys(found.staged))
+        self.leftovers.update(dict.fromkeys(found.ignored))
         return self.tree
 
     def _excluded(self) -> list[str]:
@@ -194,7 +202,8 @@ class Worktree:
         with contextlib.suppress(OSError):  # unrecorded, the next run resets it whole
             _share_index(self.path)  # a look into the worktree finds it clean at `head`
             record = _settled(self.lock)
-            record.write_text(f"{head}\n")
+            leftovers = [*self.leftovers, *self.linked]
+            record.write_text(f"{head}\n{json.dumps(leftovers)}\n")
             shared.adjust(record)
 
     def commit_tree(self, tree: str, message: str, hooks: Path, env: dict[str, str]) -> str:
@@ -443,39 +452,74 @@ def _settled(lock: Path) -> Path:
     return lock.with_name(lock.name.removesuffix(".lock") + ".settled")
 
 
-def _take_settled(lock: Path) -> str | None:
-    """The commit the worktree was left settled at, its record removed (from here on this
-    run changes it), None when unrecorded."""
+@dataclass(frozen=True)
+class Settled:
+    """What a run that settled a worktree recorded: the commit its files, teddy's index and
+    HEAD hold, and the files besides (ignored ones its actions wrote, the links), None when
+    it did not say (an older git-teddy: every folder is cleaned)."""
+
+    head: str
+    leftovers: list[str] | None
+
+
+def _take_settled(lock: Path) -> Settled | None:
+    """What the worktree was left settled at, its record removed (from here on this run
+    changes it), None when unrecorded."""
     record = _settled(lock)
     try:
-        head = record.read_text().strip()
+        lines = record.read_text().splitlines()
         record.unlink()
     except OSError:
         return None
-    return head or None
+    if not lines or not lines[0].strip():
+        return None
+    try:
+        listed = json.loads(lines[1]) if len(lines) > 1 else None
+    except ValueError:
+        listed = None
+    valid = isinstance(listed, list) and all(isinstance(item, str) for item in listed)
+    return Settled(lines[0].strip(), listed if valid else None)
 
 
-def _move(path: Path, last: str, commit: str, no_hooks: Path) -> bool:
+def _remove_leftovers(path: Path, leftovers: list[str]) -> None:
+    """Remove what the last run left besides its result (ignored files, a link): no walk
+    of the worktree's folders. A link is removed, never followed."""
+    for rel in leftovers:
+        plain = tree_paths.plain_path(rel.rstrip("/"))
+        if plain is None:
+            continue
+        target = path / plain
+        if target.is_symlink() or target.is_file():
+            target.unlink(missing_ok=True)
+        elif target.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+
+
+def _move(path: Path, last: Settled, commit: str, no_hooks: Path) -> bool:
     """Move a worktree left settled at `last` to `commit`, rewriting only the paths whose
-    blobs differ between the two trees (`read-tree -m -u`: what `git checkout` does to switch
-    branches); False, nothing changed, when it cannot (its HEAD is no longer `last`, a file
-    in the way): then it is reset whole."""
+    blobs differ between the two trees (`read-tree -m -u` on teddy's index: what `git
+    checkout` does to switch branches) after removing the last run's leftovers; False,
+    nothing changed, when it cannot (its HEAD is no longer `last`, a file in the way): then
+    it is reset whole."""
     config, staging = _hookless(no_hooks), {"GIT_INDEX_FILE": str(staging_index(path))}
     if not staging_index(path).is_file():
         return False  # settled by an older git-teddy, which staged in the worktree's index
     try:
-        if runner.output(["rev-parse", "HEAD"], path, isolated=True).strip() != last:
+        if runner.output(["rev-parse", "HEAD"], path, isolated=True).strip() != last.head:
             return False
-        if last != commit:
-            read = [*config, "read-tree", "-m", "-u", last, commit]
+        if last.leftovers is not None:
+            _remove_leftovers(path, last.leftovers)
+        if last.head != commit:
+            read = [*config, "read-tree", "-m", "-u", last.head, commit]
             runner.output(read, path, staging, isolated=True)
             update = [*config, "update-ref", "--no-deref", "HEAD", commit]
             runner.output(update, path, isolated=True)
     except runner.GitFailed:
         return False
     _share_index(path)
-    # -x also removes ignored leftovers of the previous run (build output, caches).
-    runner.output([*config, "clean", "-ffdxq"], path, isolated=True)
+    if last.leftovers is None:
+        # -x also removes ignored leftovers of the previous run (build output, caches).
+        runner.output([*config, "clean", "-ffdxq"], path, isolated=True)
     return True
 
 
