@@ -86,6 +86,7 @@ class Worktree:
     written: Written = field(default_factory=Written)  # what may have changed since
     unstaged: dict[str, None] = field(default_factory=dict)  # in `tree`, not in teddy's index
     leftovers: dict[str, None] = field(default_factory=dict)  # ignored files written, to remove
+    nested: bool = False  # a nested repository was staged: the result has a gitlink more
 
     def command_environ(self) -> dict[str, str]:
         """What a plan's commands add to their environment: git config, given the way git
@@ -140,6 +141,7 @@ class Worktree:
         ]
         self.leftovers.update(dict.fromkeys([*scan.ignored, *unborn]))
         listed = [path.rstrip("/") for path in staged if path not in unborn]
+        self.nested = self.nested or any(path.endswith("/") for path in staged)
         if listed:
             update = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
             self._git(update, staging, input="".join(f"{path}\0" for path in listed))
@@ -203,7 +205,8 @@ class Worktree:
             _share_index(self.path)  # a look into the worktree finds it clean at `head`
             record = _settled(self.lock)
             leftovers = [*self.leftovers, *self.linked]
-            record.write_text(f"{head}\n{json.dumps(leftovers)}\n")
+            gitlinks = None if self.nested else self.gitlinks  # the result's, when known
+            record.write_text(f"{head}\n{json.dumps(leftovers)}\n{json.dumps(gitlinks)}\n")
             shared.adjust(record)
 
     def commit_tree(self, tree: str, message: str, hooks: Path, env: dict[str, str]) -> str:
@@ -460,6 +463,7 @@ class Settled:
 
     head: str
     leftovers: list[str] | None
+    gitlinks: dict[str, str] | None = None  # the submodules of `head`, when recorded
 
 
 def _take_settled(lock: Path) -> Settled | None:
@@ -478,7 +482,39 @@ def _take_settled(lock: Path) -> Settled | None:
     except ValueError:
         listed = None
     valid = isinstance(listed, list) and all(isinstance(item, str) for item in listed)
-    return Settled(lines[0].strip(), listed if valid else None)
+    return Settled(lines[0].strip(), listed if valid else None, _gitlinks_line(lines[2:3]))
+
+
+def _gitlinks_line(lines: list[str]) -> dict[str, str] | None:
+    """The recorded gitlinks (path -> commit), None when not recorded or unreadable."""
+    try:
+        links = json.loads(lines[0]) if lines else None
+    except ValueError:
+        return None
+    if not isinstance(links, dict):
+        return None
+    pairs = links.items()
+    return dict(pairs) if all(isinstance(k, str) and isinstance(v, str) for k, v in pairs) else None
+
+
+def _moved_gitlinks(path: Path, last: Settled, commit: str) -> dict[str, str] | None:
+    """The gitlinks of `commit`, from those recorded for `last` and what differs between
+    the two (no listing of the whole tree); None when `last` recorded none."""
+    if last.gitlinks is None:
+        return None
+    links = dict(last.gitlinks)
+    if last.head == commit:
+        return links
+    args = ["diff-tree", "-r", "-z", "--no-renames", last.head, commit]
+    fields = runner.output(args, path, isolated=True).split("\0")
+    for meta, rel in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.lstrip(":").split(" ")
+        if len(parts) < 4:
+            continue
+        links.pop(rel, None)
+        if parts[1] == submodules.GITLINK_MODE:
+            links[rel] = parts[3]
+    return links
 
 
 def _remove_leftovers(path: Path, leftovers: list[str]) -> None:
@@ -523,17 +559,22 @@ def _move(path: Path, last: Settled, commit: str, no_hooks: Path) -> bool:
     return True
 
 
-def _prepare(repo: GitRepo, path: Path, commit: str, lock: Path) -> None:
+def _prepare(repo: GitRepo, path: Path, commit: str, lock: Path) -> dict[str, str] | None:
+    """The worktree at `path` brought to `commit`; its gitlinks when known without a
+    listing of the whole tree."""
     last = _take_settled(lock)
     if _own_git_dir(repo, path) is None and pool.adopt(repo.common_dir, path) is None:
         _add(repo, path, commit)
     elif last is None or not _move(path, last, commit, repo.layout.no_hooks):
         _reset(path, commit, repo.layout.no_hooks)
+    else:
+        return _moved_gitlinks(path, last, commit)
+    return None
 
 
-def _populate(repo: GitRepo, worktree: Worktree, commit: str) -> None:
-    """The submodules of `commit`, from the user's own repositories of them."""
-    worktree.gitlinks = submodules.gitlinks(worktree.path, commit)
+def _populate(repo: GitRepo, worktree: Worktree, commit: str, known: dict[str, str] | None) -> None:
+    """The submodules of `commit` (`known`, or listed), from the user's own repositories."""
+    worktree.gitlinks = submodules.gitlinks(worktree.path, commit) if known is None else known
     if worktree.gitlinks:
         config = _hookless(repo.layout.no_hooks)
         worktree.notes = submodules.populate(
@@ -560,11 +601,11 @@ def scratch_worktree(
                 held[lock] = claim.holder
             continue
         try:
-            _prepare(repo, path, commit, lock)
+            known = _prepare(repo, path, commit, lock)
             worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=not claim.state)
             worktree.repo, worktree.tree = repo, repo.tree_of(commit)
             worktree.recovery = list(claim.notes)
-            _populate(repo, worktree, commit)
+            _populate(repo, worktree, commit, known)
             worktree.linked = _link_ignored_paths(repo, path, links)
             yield worktree
         finally:
