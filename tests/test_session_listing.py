@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from testing.commands import Teddy, git
+from testing.commands import Teddy, git, run
 from testing.llm_servers import OpenAIServer, model_reply
 from testing.plans import CONCLUDE, INVOKE, create, execute, plan_text
 from testing.sessions import queue
@@ -219,3 +219,54 @@ def test_an_idle_session_reads_as_paused_at_its_last_turn(
     assert refused.returncode == 1
     assert "error: teddy.idleTimeout must be a duration such as 30m, 8h or 2d" in refused.stderr
     assert "hint: " in refused.stderr and "Traceback" not in refused.stderr
+
+
+# ---- one summary: `show` and `list` read a session by the same rules ---------------------------
+
+SUMMARY_FIELDS = ("status", "resume_point", "timed_out", "started", "channel", "turns")
+
+
+def commit_session_log(repo: Path, env: dict, branch: str, edit: dict[str, str | None]) -> None:
+    """A commit made by hand on a session branch: its session.md with the frontmatter keys
+    of `edit` set (a value) or taken out (None), as a user editing the log would."""
+    text = git(repo, env, "show", f"{branch}:session.md")
+    head, _, body = text.removeprefix("---\n").partition("\n---\n")
+    lines = [line for line in head.splitlines() if line.partition(":")[0] not in edit]
+    lines += [f"{key}: {value}" for key, value in edit.items() if value is not None]
+    log = "---\n" + "\n".join(lines) + "\n---\n" + body
+    blob = run(["git", "hash-object", "-w", "--stdin"], repo, env, log, check=True).stdout.strip()
+    index = {**env, "GIT_INDEX_FILE": str(repo.parent / "hand-index")}
+    run(["git", "read-tree", branch], repo, index, check=True)
+    cacheinfo = f"100644,{blob},session.md"
+    run(["git", "update-index", "--cacheinfo", cacheinfo], repo, index, check=True)
+    tree = run(["git", "write-tree"], repo, index, check=True).stdout.strip()
+    commit = git(repo, env, "commit-tree", tree, "-p", branch, "-m", "edit the log").strip()
+    git(repo, env, "update-ref", f"refs/heads/{branch}", commit)
+
+
+def test_show_and_list_read_a_hand_edited_log_alike(
+    repo: Path, teddy: Teddy, env: dict, replies: Path
+) -> None:
+    """A log paused by hand without a resume point, its start and channel emptied: `show`
+    reads it as `list` does (it resumes at its last turn; the start is the first commit's)."""
+    queue(replies, plan_text(create("one.txt", "1\n")))
+    session = teddy.ok(repo, "new", "edited").stdout.strip()
+    teddy.ok(repo, "plan", "-m", "one")
+    teddy.ok(repo, "execute", "-y")
+    started = json.loads(teddy.ok(repo, "show", session, "--json").stdout)["started"]
+    edit = {"status": "paused", "resume_point": None, "started": "''", "channel": "null"}
+    commit_session_log(repo, env, f"teddy/{session}/main", edit)
+
+    shown = json.loads(teddy.ok(repo, "show", session, "--json").stdout)
+    (listed,) = [
+        r for r in json.loads(teddy.ok(repo, "list", "--json").stdout) if r["id"] == session
+    ]
+    assert {k: shown[k] for k in SUMMARY_FIELDS} == {k: listed[k] for k in SUMMARY_FIELDS}
+    assert (shown["status"], shown["resume_point"], shown["started"], shown["channel"]) == (
+        "paused",
+        "01",
+        started,
+        "",
+    )
+    assert "status    paused at turn 01 (resume with: " in teddy.ok(repo, "show", session).stdout
+    assert f"{session}  paused at 01  " in teddy.ok(repo, "list").stdout

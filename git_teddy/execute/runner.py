@@ -56,7 +56,7 @@ from git_teddy.gitstore.scratch_files import ScratchFiles, scratch_files
 from git_teddy.hooks import hook_source
 from git_teddy.redact import Finding, redact, summarize
 from git_teddy.session.claims import claim_session
-from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
+from git_teddy.session.store import SessionStore, applying_subject
 from git_teddy.session.turns import (
     PendingTurn,
     forget_original_plan,
@@ -353,7 +353,7 @@ def _apply(
     # can always be undone; their other files are neither read nor written (issue 31).
     base = turn.record.base_snapshot
     writes = [change.path for change in tree_changes(ws.repo, base, snapshot)]
-    subject = f"{SAVED_STATE_SUBJECT}applying turn {turn.turn}"
+    subject = applying_subject(turn.turn)
     user_state = snapshot_paths(ws.repo, subject, base, writes)
     ws.store.keep_snapshot(turn.session, user_state)
     try:

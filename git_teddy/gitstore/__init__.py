@@ -6,7 +6,8 @@ and callers ask for named operations, never for git's own arguments.
     changes        what commits and the staged index change: the hooks' questions (stdlib)
     layout         every path of the derived-state folder `<git-common-dir>/teddy/` (stdlib)
     worktree_tree  the tree of the working tree, through a temporary index (stdlib)
-    repo           GitRepo: objects and refs (dulwich), remotes, blame, identities
+    repo           GitRepo, made of parts: config, objects, trees, writing (the write
+                   engine chosen once), refs, remotes, blame, diffs
     promisor       partial clones: objects dulwich lacks, read and fetched through git
     snapshot       the working tree as a commit
     worktree       the pool of scratch worktrees where plans run

@@ -16,6 +16,7 @@ from git_teddy.gitstore.repo import CommitInfo, GitRepo
 from git_teddy.gitstore.worktree_tree import worktree_tree
 
 HEAD_TRAILER = "Teddy-Head"
+BASE_TRAILER = "Teddy-Snapshot"  # on a session's root commit: the base snapshot
 
 
 def snapshot_worktree(
@@ -43,3 +44,16 @@ def taken_on(snapshot: CommitInfo) -> str | None:
     """The HEAD a snapshot was taken on, as its `Teddy-Head` trailer records it (None for a
     snapshot of an unborn branch, a turn's result, or one written in the old shape)."""
     return parse_trailers(snapshot.message).get(HEAD_TRAILER)
+
+
+def session_root(repo: GitRepo, tip: str) -> CommitInfo:
+    """The root of a session branch: the first commit of `tip`'s first-parent history, the
+    one that names the session's base snapshot (see base_of_session)."""
+    *_, root = repo.first_parent_history(tip)
+    return root
+
+
+def base_of_session(root: CommitInfo) -> str | None:
+    """The snapshot a session started from, as its root commit's `Teddy-Snapshot` trailer
+    names it (None: it names none). `show`, `list` and `restore base` read it here."""
+    return parse_trailers(root.message).get(BASE_TRAILER)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from git_teddy.artifacts.names import MAIN_BRANCH, turn_depth
+from git_teddy.artifacts.names import MAIN_BRANCH
+from git_teddy.artifacts.session_state import optional_str, session_state
 from git_teddy.index.rows import NO_AGENT, AgentRow, SessionIndex, SessionRow, tips_cell
 
 if TYPE_CHECKING:
@@ -57,35 +58,35 @@ def build_rows(facts: SessionFacts, generation: int) -> tuple[SessionRow, list[A
     phases = list({p.turn: p for log in reversed(logs) for p in log.phases}.values())
     subagents = list({s["session"]: s for log in reversed(logs) for s in _subagents(log)}.values())
     shares = agent_shares(facts.id, phases, subagents)
-    started = _optional_str(meta.get("started")) or facts.root_time
-    ended = _optional_str(meta.get("ended"))
+    # Every turn folder, as `show` counts: a subagent's turns are folders, not phases of
+    # the log that invoked it. A log without folders read (an older index) counts phases.
+    folders = {branch: facts.logs[branch].turn_folders for branch in ordered}
+    state = session_state(meta, facts.root_time, folders, facts.current, len(phases))
+    started = state.started
+    ended = optional_str(meta.get("ended"))
     participants = _unique(
         [p for log in logs for p in _strings(log.meta.get("participants"))]
         + [share.agent for share in shares]
     )
-    # Every turn folder, as `show` counts: a subagent's turns are folders, not phases of
-    # the log that invoked it. A log without folders read (an older index) counts phases.
-    folders = frozenset().union(*(g.turn_folders for g in logs))
-    turns = len(folders) or len(phases)
     row = SessionRow(
         id=facts.id,
-        status=_optional_str(meta.get("status")) or "unknown",
+        status=state.status,
         started=started,
         ended=ended,
-        channel=_optional_str(meta.get("channel")) or "",
+        channel=state.channel,
         participants=" ".join(participants),
-        model=_optional_str(meta.get("model")),
+        model=optional_str(meta.get("model")),
         tokens=sum(s.tokens for s in shares) if shares else _int(meta.get("tokens_used")),
         cost=round(sum(s.cost for s in shares), 6),
-        turns=turns,
+        turns=state.turns,
         executed=sum(s.executed for s in shares),
         failures=sum(s.failures for s in shares),
         duration=duration_seconds(started, ended or _latest(p.time for p in phases)),
         branch=facts.current,
         base_snapshot=facts.base_snapshot,
         last_active=facts.last_active,
-        parent_session=_optional_str(meta.get("parent_session")),
-        resume_point=_optional_str(meta.get("resume_point")) or last_turn(logs[0].turn_folders),
+        parent_session=optional_str(meta.get("parent_session")),
+        resume_point=state.resume_point,
         tips=tips_cell(facts.tips),
         gen=generation,
         title=min(phases, key=lambda p: p.turn).title if phases else "",  # turn 01 first
@@ -121,12 +122,6 @@ def agent_shares(
     ]
 
 
-def last_turn(folders: Iterable[str]) -> str | None:
-    """The newest turn of a branch's folders: the deepest; of two as deep (a turn and its
-    alternative), the alternative, whose branch holds the other only as history."""
-    return max(folders, key=lambda name: (turn_depth(name), name), default=None)
-
-
 def _subagents(log: BranchLog) -> list[Mapping[str, Any]]:
     entries = log.meta.get("subagents")
     if not isinstance(entries, list):
@@ -153,10 +148,6 @@ def _latest(times: Iterable[str]) -> str | None:
         return max(parsed)[1] if parsed else None
     except TypeError:  # times with and without a zone: no order, no duration
         return None
-
-
-def _optional_str(value: object) -> str | None:
-    return None if value is None or value == "" else str(value)
 
 
 def _int(value: object) -> int:

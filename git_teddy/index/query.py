@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from git_teddy.artifacts.idle import timed_out
+from git_teddy.artifacts.session_state import as_read
 from git_teddy.index.rows import NO_AGENT, AgentRow, SessionIndex, SessionRow
 
 GROUPINGS = ("agent", "channel", "status")
@@ -19,11 +19,11 @@ def agent_matches(wanted: str, agent: str) -> bool:
 def as_of(index: SessionIndex, now: int, timeout: int) -> SessionIndex:
     """The index as read at `now`: an active session idle past `timeout` seconds reads as
     paused (spec 003), at its resume point. Never saved: the rows keep what the logs say."""
-    idle = {
-        s: row._replace(status="paused")
-        for s, row in index.sessions.items()
-        if timed_out(row.status, row.last_active, now, timeout)
-    }
+    idle = {}
+    for session, row in index.sessions.items():
+        state = as_read(row.status, row.resume_point, row.last_active, now, timeout)
+        if state.timed_out:
+            idle[session] = row._replace(status=state.status)
     if not idle:
         return index
     read = SessionIndex(index.prefix, index.generation, {**index.sessions, **idle})

@@ -32,19 +32,19 @@ def read_facts(
 def read_session(
     repo: "GitRepo", session: str, tips: Mapping[str, str], current: str
 ) -> SessionFacts:
-    from git_teddy.artifacts.trailers import parse_trailers
+    from git_teddy.gitstore.snapshot import base_of_session, session_root
     from git_teddy.session.models import iso_time
 
     commits = {branch: repo.read_commit(tip) for branch, tip in tips.items()}
     logs = {branch: read_branch_log(repo, commit.tree) for branch, commit in commits.items()}
-    *_, root = repo.first_parent_history(tips[current])
+    root = session_root(repo, tips[current])
     last = max(commits.values(), key=lambda c: c.timestamp)
     return SessionFacts(
         id=session,
         tips=dict(tips),
         current=current,
         logs=logs,
-        base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
+        base_snapshot=base_of_session(root),
         root_time=iso_time(root.timestamp, root.tz_offset),
         last_active=iso_time(last.timestamp, last.tz_offset),
         author=root.author,

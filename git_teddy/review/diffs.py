@@ -15,7 +15,7 @@ from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.models import TurnCommit, iso_time, turn_commit_from_message
 from git_teddy.session.restore import turn_snapshot
-from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
+from git_teddy.session.store import SessionStore, TurnRef
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,9 @@ def _saved_when_applied(store: SessionStore, ref: TurnRef) -> str:
     """The user's files execute saved before applying the turn's result: the edits of
     theirs the result was merged with (its subject names the turn)."""
     _executed(store, ref)  # a turn without a report was never applied: say that first
-    subject = f"{SAVED_STATE_SUBJECT}applying turn {ref.turn}"
-    for sha in store.snapshots(ref.session):
-        if store.repo.read_commit(sha).message.splitlines()[0] == subject:
-            return sha
+    saved = store.saved_before_applying(ref.session, ref.turn)
+    if saved is not None:
+        return saved
     if _report_says_applied(store, ref):
         # execute keeps a state of its own only when the user's files differ from the base:
         # applied onto them unchanged, there were no edits of theirs (issue 26)

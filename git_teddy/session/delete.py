@@ -22,7 +22,7 @@ from git_teddy.session.refnames import (
     fetched_prefix,
     keep_ref,
 )
-from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore
+from git_teddy.session.store import SessionStore, is_saved_state
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _saved_states(store: SessionStore, session: str) -> list[str]:
     same files as one of the session's own states, nor as HEAD."""
     repo = store.repo
     commits = {sha: repo.read_commit(sha) for sha in store.snapshots(session)}
-    saved = {sha for sha, c in commits.items() if c.message.startswith(SAVED_STATE_SUBJECT)}
+    saved = {sha for sha, c in commits.items() if is_saved_state(c)}
     head = repo.head_commit()
     known = {c.tree for sha, c in commits.items() if sha not in saved}
     known |= {repo.read_commit(head).tree} if head else set()

@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from git_teddy.artifacts.folder import TURN_RECORD
-from git_teddy.artifacts.trailers import parse_trailers
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.layout import Placing
+from git_teddy.gitstore.snapshot import base_of_session, session_root
 from git_teddy.printable import quote_path
 from git_teddy.session.current import NoCurrentSession
 from git_teddy.session.models import iso_time
 from git_teddy.session.steering import steering_file, typed
-from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef
+from git_teddy.session.store import SAVED_STATE_SUBJECT, SessionStore, TurnRef, is_saved_state
 from git_teddy.session.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -88,8 +88,8 @@ def is_base(spec: str) -> bool:
 def base_of(store: SessionStore, session: str) -> str:
     """The snapshot a session started from (its root commit's), before any turn."""
     tip = store.branches(session)[store.current_branch(session)]
-    *_, root = store.repo.first_parent_history(tip)
-    base = parse_trailers(root.message).get("Teddy-Snapshot")
+    root = session_root(store.repo, tip)
+    base = base_of_session(root)
     if base is None:
         raise TeddyError(
             f"session {session} records no base snapshot (its first commit, {root.sha[:SHORT]},"
@@ -196,7 +196,7 @@ def _held_by_a_snapshot(ws: Workspace, session: str, saved: str, paths: list[str
     held: set[str] = set()
     for snapshot in ws.store.snapshots(session):
         info = ws.repo.read_commit(snapshot)
-        if info.message.startswith(SAVED_STATE_SUBJECT):
+        if is_saved_state(info):
             continue
         differ = {c.path for c in tree_changes(ws.repo, saved, snapshot)}
         held.update(path for path in paths if path not in differ)
@@ -320,7 +320,7 @@ def saved_states(store: SessionStore, session: str) -> list[SavedState]:
     states = []
     for sha in store.snapshots(session):
         commit = store.repo.read_commit(sha)
-        if commit.message.startswith(SAVED_STATE_SUBJECT):
+        if is_saved_state(commit):
             subject = commit.message.splitlines()[0]
             what = subject.removeprefix(SAVED_STATE_SUBJECT)
             states.append(

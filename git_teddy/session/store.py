@@ -27,7 +27,6 @@ from git_teddy.artifacts.folder import (
     SESSION_LOG,
     TURN_RECORD,
 )
-from git_teddy.artifacts.idle import timed_out
 from git_teddy.artifacts.names import (
     MAIN_BRANCH,
     branch_of_turn,
@@ -38,6 +37,7 @@ from git_teddy.artifacts.names import (
     turn_depth,
     validate_slug,
 )
+from git_teddy.artifacts.session_state import as_read, session_state
 from git_teddy.artifacts.trailers import format_message, parse_trailers
 from git_teddy.artifacts.turn_record import TurnRecord, read_record
 from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
@@ -47,6 +47,7 @@ from git_teddy.gitstore.changes import CutBlob
 from git_teddy.gitstore.landing import commits_taking
 from git_teddy.gitstore.reflisting import RefListing
 from git_teddy.gitstore.repo import RefInTheWay
+from git_teddy.gitstore.snapshot import base_of_session, session_root
 from git_teddy.session import current, keep
 from git_teddy.session.models import (
     LANDED_TRAILER,
@@ -79,6 +80,18 @@ CREATE_ATTEMPTS = 20  # each lost race means another session was created: progre
 # The files a session commit derives from the branch's new tree (`session.md`...), given the
 # tree id and the frontmatter fields to set. The store writes them; it never renders a log.
 LogStep = Callable[[str, Mapping[str, Any]], Mapping[str, bytes]]
+
+
+def applying_subject(turn: str) -> str:
+    """The subject of the saved state execute keeps of the user's files before it applies
+    `turn`'s result onto edits of theirs (undo and `diff --applied` look for it)."""
+    return f"{SAVED_STATE_SUBJECT}applying turn {turn}"
+
+
+def is_saved_state(snapshot: CommitInfo) -> bool:
+    """Whether a snapshot a session keeps is a saved state of the user's own files (their
+    content is theirs), not a turn's base or result."""
+    return snapshot.message.startswith(SAVED_STATE_SUBJECT)
 
 
 @dataclass(frozen=True)
@@ -266,23 +279,22 @@ class SessionStore:
         current = self.current_branch(session)
         root = self._root_commit(branches[current])
         last = max((self.repo.read_commit(t) for t in branches.values()), key=lambda c: c.timestamp)
-        status = str(log.get("status", "unknown"))
         last_active = iso_time(last.timestamp, last.tz_offset)
-        idle = timed_out(status, last_active, int(self.now().timestamp()), idle_timeout)
-        point = log.get("resume_point")
-        if idle:
-            status, point = "paused", self.last_turn_trailers(session, current).get("Teddy-Turn")
+        root_time = iso_time(root.timestamp, root.tz_offset)
+        state = session_state(log, root_time, self._turn_folders(branches), current)
+        now = int(self.now().timestamp())
+        read = as_read(state.status, state.resume_point, last_active, now, idle_timeout)
         return SessionSummary(
             id=session,
-            status=status,
-            started=str(log.get("started", iso_time(root.timestamp, root.tz_offset))),
-            channel=str(log.get("channel", "")),
-            turns=len(self.turn_names(session)),
+            status=read.status,
+            started=state.started,
+            channel=state.channel,
+            turns=state.turns,
             branches=sorted(branches, key=lambda b: (b != MAIN_BRANCH, b)),
-            base_snapshot=parse_trailers(root.message).get("Teddy-Snapshot"),
+            base_snapshot=base_of_session(root),
             last_active=last_active,
-            resume_point=str(point) if point and status == "paused" else None,
-            timed_out=idle,
+            resume_point=read.resume_point,
+            timed_out=read.timed_out,
         )
 
     def session_log(self, session: str) -> dict[str, Any]:
@@ -313,8 +325,7 @@ class SessionStore:
         return self.commit_files(session, branch, {}, subject, trailers, log_updates=updates)
 
     def _root_commit(self, tip: str) -> CommitInfo:
-        *_, root = self.repo.first_parent_history(tip)
-        return root
+        return session_root(self.repo, tip)
 
     # ---- turns -----------------------------------------------------------------------------
 
@@ -352,11 +363,15 @@ class SessionStore:
         )
 
     def turn_names(self, session: str) -> set[str]:
-        names: set[str] = set()
-        for tip in self.branches(session).values():
-            tree = self.repo.read_commit(tip).tree
-            names.update(n for n, is_dir in self.repo.list_dir(tree).items() if is_dir)
-        return {n for n in names if is_turn_name(n)}
+        return set().union(*self._turn_folders(self.branches(session)).values())
+
+    def _turn_folders(self, branches: Mapping[str, str]) -> dict[str, set[str]]:
+        """Each branch's turn folders (subagents' turns too), at its tip."""
+        folders: dict[str, set[str]] = {}
+        for branch, tip in branches.items():
+            listed = self.repo.list_dir(self.repo.read_commit(tip).tree)
+            folders[branch] = {n for n, is_dir in listed.items() if is_dir and is_turn_name(n)}
+        return folders
 
     def resolve_turn(self, spec: str, session: str | None = None) -> TurnRef:
         """`02`, `02-branch-01` or `<session>/02` (the session part may be a prefix)."""
@@ -636,6 +651,15 @@ class SessionStore:
         sha = snapshot_worktree(self.repo, message, parent)
         self.keep_snapshot(session, sha)
         return sha
+
+    def saved_before_applying(self, session: str, turn: str) -> str | None:
+        """The saved state execute kept of the user's files before applying `turn` (None:
+        it kept none, as their files were the turn's base or it was never applied)."""
+        subject = applying_subject(turn)
+        for sha in self.snapshots(session):
+            if self.repo.read_commit(sha).message.splitlines()[0] == subject:
+                return sha
+        return None
 
     def keep_snapshot(self, session: str, sha: str) -> None:
         self.keep_snapshots(session, [sha])

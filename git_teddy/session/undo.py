@@ -90,16 +90,6 @@ def _applied(store: SessionStore, report: TurnCommit) -> RunSummary | None:
     return None
 
 
-def _saved_before(store: SessionStore, session: str, turn: str) -> str | None:
-    """The snapshot execute took of the user's files before applying `turn`; None when it
-    was the turn's base itself (nothing differed, so no snapshot of its own was made)."""
-    subject = f"{SAVED_STATE_SUBJECT}applying turn {turn}"
-    for sha in store.snapshots(session):
-        if store.repo.read_commit(sha).message.splitlines()[0] == subject:
-            return sha
-    return None
-
-
 def last_applied(store: SessionStore, session: str) -> Applied:
     """The turn applied last and not undone yet, with what applying it did."""
     undone = undone_turns(store, session)
@@ -112,7 +102,7 @@ def last_applied(store: SessionStore, session: str) -> Applied:
         base = base_snapshot(store.repo.read_file(tree, f"{report.turn}/{TURN_RECORD}"))
         if base is None or report.snapshot is None:
             continue  # a damaged turn.yaml: its states are not known
-        before = _saved_before(store, session, report.turn) or base
+        before = store.saved_before_applying(session, report.turn) or base
         label = f"turn {report.turn}"  # as execute labelled the merge
         after = applied_tree(store.repo, base, report.snapshot, before, label)
         return Applied(report.turn, before, after, summary.committed)
