@@ -19,7 +19,7 @@ from testing.commands import Teddy, git
 from testing.plans import WORKTREE, create, edit, execute, plan_text, read
 from testing.repos import commit_files
 from testing.sessions import report_of, start
-from testing.worktrees import cache_root
+from testing.worktrees import cache_root, scratch_paths
 
 # The command writes everywhere: a tracked file changed, one deleted, one made executable, a
 # symlink, a new folder, ignored files (a file and a folder).
@@ -120,3 +120,31 @@ def test_a_turn_reads_back_what_its_actions_wrote(
     assert work.visited + work.lstats < 1.5 * files, work
     # teddy's index written a bounded number of times, not once or twice per action.
     assert work.index_writes <= 4 * (files + 10), work
+
+
+def test_leftovers_are_removed_never_through_a_symlink(repo: Path, teddy: Teddy, env: dict) -> None:
+    """The ignored file a CREATE left is removed by the next run without a walk of the
+    worktree; when a later command made its folder a symlink, nothing is followed."""
+    commit_files(repo, env, {"a.txt": "a\n", ".gitignore": "*.log\n"})
+    outside = repo.parent / "outside"
+    outside.mkdir()
+    (outside / "x.log").write_text("not teddy's\n")
+    start(
+        repo,
+        teddy,
+        create("logs/x.log", "ignored\n"),
+        execute(f"rm -rf logs && ln -s {outside} logs"),
+    )
+    teddy.ok(repo, "execute", "-y")
+    plan_file = repo.parent / "plan.md"
+    plan_file.write_text(plan_text(create("kept.log", "ignored too\n"), WORKTREE))
+    teddy.ok(repo, "plan", "-m", "again", "--from-file", str(plan_file))
+    work = traced(teddy, repo, "execute", "-y")
+    assert (outside / "x.log").read_text() == "not teddy's\n"
+    [scratch] = scratch_paths(repo, env)
+    assert (scratch / "kept.log").exists()  # this run's, removed by the next
+    plan_file.write_text(plan_text(WORKTREE))
+    teddy.ok(repo, "plan", "-m", "and again", "--from-file", str(plan_file))
+    teddy.ok(repo, "execute", "-y")
+    assert not (scratch / "kept.log").exists() and (outside / "x.log").exists()
+    assert work.visited < 30, work  # the command's scan: no `git clean` of every folder

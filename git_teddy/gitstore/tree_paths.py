@@ -103,7 +103,7 @@ class Found:
     ignored: list[str]
 
 
-def _kind(top: str, path: str) -> int | None:
+def kind_at(top: str, path: str) -> int | None:
     """The file type at `path` (inside the folder `top`) when no symlink is on its way and
     each folder on it is a folder: stat.S_IFREG and the like, 0 when nothing is there; None
     otherwise."""
@@ -142,7 +142,7 @@ def files_tree(
     held = repo.entries_at(tree, plain)
     present: dict[str, int] = {}
     for rel in plain:
-        kind = _kind(root, rel)
+        kind = kind_at(root, rel)
         if kind is None or kind not in (0, stat.S_IFREG):
             return None
         parents = [str(p) for p in PurePosixPath(rel).parents if str(p) != "."]
