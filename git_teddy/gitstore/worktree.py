@@ -405,7 +405,7 @@ def _add(repo: GitRepo, path: Path, commit: str) -> None:
             "report this with your `git --version`",
         )
     _make_full(path, git_dir)
-    _reset(path, commit, no_hooks)
+    _reset(path, commit, no_hooks, clean=False)
 
 
 def _remove_folder(path: Path) -> None:
@@ -453,11 +453,13 @@ def _own_index(path: Path) -> Path:
     return staging_index(path).with_name("index")
 
 
-def _reset(path: Path, commit: str, no_hooks: Path) -> None:
-    """Move a pooled worktree to `commit`: only files that differ are rewritten."""
+def _reset(path: Path, commit: str, no_hooks: Path, clean: bool = True) -> None:
+    """Move a pooled worktree to `commit`: only files that differ are rewritten. `clean`:
+    untracked files may be there (a new worktree has none)."""
     runner.output([*_hookless(no_hooks), "reset", "--quiet", "--hard", commit], path, isolated=True)
-    # -x also removes ignored leftovers of the previous run (build output, caches).
-    runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
+    if clean:
+        # -x also removes ignored leftovers of the previous run (build output, caches).
+        runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
     shutil.copy2(_own_index(path), staging_index(path))  # teddy's: the fresh one reset wrote
 
 
