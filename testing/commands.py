@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from git_teddy.faultpoint import KILL_AT
+from testing.forkserver import run_warm, servable
 from testing.sealed import BIN_DIR
 
 
@@ -52,6 +53,9 @@ class Teddy:
         self.env = env
 
     def __call__(self, cwd: Path, *args: str, input: str | None = None) -> Result:
+        exe = teddy_executable()
+        if servable(self.env, exe):  # forked from a warm process (testing/forkserver.py)
+            return Result(*run_warm(exe, list(args), cwd, self.env, input))
         return run(["git", "teddy", *args], cwd=cwd, env=self.env, input=input)
 
     def exits(self, code: int, cwd: Path, *args: str, input: str | None = None) -> Result:
