@@ -13,7 +13,20 @@ from git_teddy.artifacts.memos import MEMOS_PATH, apply_memo_changes, parse_memo
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.plan import PlanError, format_problems, parse_plan
 from git_teddy.artifacts.plan.casefold import case_problems
-from git_teddy.artifacts.plan.models import Action, Create, EditFile, Execute, Memo, Plan, Read
+from git_teddy.artifacts.plan.models import (
+    Action,
+    ChatWithUser,
+    Conclude,
+    Create,
+    EditFile,
+    Execute,
+    Invoke,
+    Memo,
+    Plan,
+    Prune,
+    Read,
+    Research,
+)
 from git_teddy.artifacts.plan.submodules import submodule_problems, written_paths
 from git_teddy.artifacts.read_parts import split_part
 from git_teddy.artifacts.report import (
@@ -148,11 +161,27 @@ def _log(index: int, action: Action, status: str, **extra: object) -> ActionLog:
     )
 
 
+def _written(action: Action) -> list[str] | None:
+    """What an action may write in the worktree: the file a CREATE or EDIT names, nothing
+    for those that only read or talk, None (anything) for a command and any other."""
+    if isinstance(action, Create | EditFile):
+        return [action.path]
+    if isinstance(action, Read | Research | ChatWithUser | Invoke | Conclude | Prune):
+        return []
+    return None
+
+
 def _run_actions(
-    plan: Plan, ui: UI, env: ActionEnv, journal: JournalFile, state: Callable[[], str]
+    plan: Plan,
+    ui: UI,
+    env: ActionEnv,
+    journal: JournalFile,
+    state: Callable[[], str],
+    wrote: Callable[[list[str] | None], None],
 ) -> None:
     """Run the actions the journal does not list as done; each one journaled before it
-    starts and after it ends (with the worktree's `state`)."""
+    starts and after it ends (with the worktree's `state`, told first what the action may
+    have written)."""
     logs, status = list(journal.journal.actions), journal.journal.status
     total = len(plan.actions)
     approve_rest = False  # "all remaining" holds for the rest of this plan only
@@ -194,6 +223,7 @@ def _run_actions(
             with interrupts_deferred():
                 journal.update(running=None)
             raise
+        wrote(_written(action))
         with interrupts_deferred():
             say(f"  {'ok' if outcome.ok else 'FAILED'}: {outcome.summary}")
             logs.append(
@@ -284,12 +314,14 @@ def _runtime_hooks(store: SessionStore) -> Path:
 def _snapshot(store: SessionStore, worktree: "Worktree", base: str, turn: str) -> str:
     """Commit the worktree's whole state on top of `base`; the post-commit hook reports the id.
     The worktree is then settled at it (the next run moves it from there)."""
-    if worktree.stage_all() == store.repo.read_commit(base).tree:
+    tree = worktree.state()
+    if tree == store.repo.read_commit(base).tree:
         worktree.settle(base, store.repo.layout.shared)
         return base
     with tempfile.TemporaryDirectory() as scratch:
         pending = Path(scratch) / "snapshot-id"
-        head = worktree.commit_staged(
+        head = worktree.commit_tree(
+            tree,
             f"teddy: snapshot after turn {turn}",
             _runtime_hooks(store),
             {"TEDDY_PENDING_REPORT": str(pending)},
@@ -578,8 +610,10 @@ def _run_steps(
 ) -> None:
     """The memo step and the actions, with the files at `root` (a scratch worktree's, where
     commands run, or the scratch files of a plan that runs none)."""
+    wrote = worktree.wrote if worktree is not None else lambda _paths: None
     if journal.journal.memos is None:
         memo_report = _memo_step(ui, plan.memos, root)
+        wrote([MEMOS_PATH] if memo_report.decision == "approved" else [])
         journal.update(memos=memo_report, tree=state())
     env = ActionEnv(
         root=root,
@@ -593,7 +627,7 @@ def _run_steps(
     if worktree is not None:
         env.on_child = worktree.record_child
         env.environ = worktree.command_environ()  # the user's hooks run for none of it
-    _run_actions(plan, ui, env, journal, state)
+    _run_actions(plan, ui, env, journal, state, wrote)
 
 
 def _run_on_files(

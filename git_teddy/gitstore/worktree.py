@@ -6,6 +6,16 @@ index and HEAD then hold (`settle`); the next run moves the worktree from that c
 base with `git read-tree -m -u`, which reads the two trees and touches only the paths that
 differ (issue 31: no refresh of every file). Without that record (the first run of an older
 git-teddy, a killed run) `git reset --hard` checks every file and rewrites those that differ.
+
+What a run changed is read back by what it may have written (issue 31 item 3): teddy stages
+into an index of its own (`teddy-index` in the worktree's git folder, kept stat-valid from
+turn to turn), never the worktree's own, which stays at the base as the plan's commands
+expect to find it. An EDIT or CREATE names its file: that file alone is hashed and put into
+the last state's tree (gitstore.tree_paths); an action that writes nothing costs nothing;
+only a command (or what cannot be known so: a symlink on the way, `.gitattributes`) takes a
+scan of the whole worktree, `git add --all` on that index. The result is committed from the
+tree with `git commit-tree` and the post-commit hook run by `git hook run`: no refresh of
+every file either.
 A lock file with the owner's pid and start time keeps two runs apart; a lock whose process
 is gone (or whose pid another program now has) is stale, and the next run takes the worktree
 over, stopping a command the killed run left running only when that process group is
@@ -22,23 +32,32 @@ away. A moved repository finds its worktrees in the pool of its old place and re
 """
 
 import contextlib
+import json
 import os
 import shutil
 import signal
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from git_teddy.errors import TeddyError, in_the_way
-from git_teddy.gitstore import locks, pool, runner, submodules
+from git_teddy.gitstore import locks, pool, runner, submodules, tree_paths
 from git_teddy.gitstore.permissions import Shared
 from git_teddy.gitstore.pool import LOCK_REASON
 from git_teddy.gitstore.repo import GitRepo
-from git_teddy.gitstore.worktree_tree import add_all
+from git_teddy.gitstore.tree_paths import Written, files_tree
 
 POOL_SIZE = 8
 LOCK_FIELDS = ("pid", "started", "group", "group_started")
+STAGING = "teddy-index"  # teddy's index of a scratch worktree, in its git folder
+# The scan of a scratch worktree: what differs from teddy's index, what is untracked (each
+# file: every one is staged), what is ignored (a folder as one); submodules left alone.
+SCAN = [
+    *("status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching"),
+    *("--no-renames", "--ignore-submodules=all"),
+]
 
 
 def _hookless(no_hooks: Path) -> list[str]:
@@ -63,6 +82,12 @@ class Worktree:
     gitlinks: dict[str, str] = field(default_factory=dict)  # submodule path -> its commit
     notes: list[str] = field(default_factory=list)  # submodules that could not be populated
     recovery: list[str] = field(default_factory=list)  # what taking over a stale lock left
+    repo: GitRepo | None = None  # the user's repository (objects, settings)
+    tree: str = ""  # the files' tree as the last `state` found them (the base's at first)
+    written: Written = field(default_factory=Written)  # what may have changed since
+    unstaged: dict[str, None] = field(default_factory=dict)  # in `tree`, not in teddy's index
+    leftovers: dict[str, None] = field(default_factory=dict)  # ignored files written, to remove
+    nested: bool = False  # a nested repository was staged: the result has a gitlink more
 
     def command_environ(self) -> dict[str, str]:
         """What a plan's commands add to their environment: git config, given the way git
@@ -85,45 +110,88 @@ class Worktree:
         self.lock.write_text(LockRecord.mine(pgid).render())
 
     def _git(
-        self, args: list[str], env: dict[str, str] | None = None, hooks: Path | None = None
+        self,
+        args: list[str],
+        env: dict[str, str] | None = None,
+        hooks: Path | None = None,
+        input: str | None = None,
     ) -> str:
         # Isolated: the worktree's own repository, whatever GIT_DIR the user's shell has.
         config = _hookless(hooks or self.no_hooks)
-        return runner.output([*config, *args], self.path, env, isolated=True)
+        return runner.output([*config, *args], self.path, env, isolated=True, input=input)
+
+    def _staging(self) -> dict[str, str]:
+        """The environment of git commands on teddy's own index of the worktree."""
+        return {"GIT_INDEX_FILE": str(staging_index(self.path))}
 
     def stage_all(self) -> str:
         """Stage every file of the worktree except the links to ignored paths and the
-        submodules, which keep the commits the base recorded; the tree id."""
-        excluded = [f":(exclude,top){path}" for path in [*self._unignored_links(), *self.gitlinks]]
-        add_all(self.path, config=_hookless(self.no_hooks), excluded=excluded, isolated=True)
-        return self._git(["write-tree"]).strip()
+        submodules, which keep the commits the base recorded, in teddy's index; the tree.
+        One scan of the worktree (`git status`: teddy's index is stat-valid, so only what
+        changed is read), which also names the ignored files: the next run removes them
+        alone instead of cleaning every folder."""
+        config, staging = _hookless(self.no_hooks), self._staging()
+        listing = runner.output([*config, *SCAN], self.path, staging, isolated=True)
+        scan = tree_paths.parse_scan(listing)
+        excluded = self._excluded()
+        staged = [path for path in scan.staged() if not tree_paths.under(path, excluded)]
+        unborn = [
+            path
+            for path in staged
+            if path.endswith("/") and not tree_paths.has_commit(self.path / path)
+        ]
+        self.leftovers.update(dict.fromkeys([*scan.ignored, *unborn]))
+        listed = [path.rstrip("/") for path in staged if path not in unborn]
+        self.nested = self.nested or any(path.endswith("/") for path in staged)
+        if listed:
+            update = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
+            self._git(update, staging, input="".join(f"{path}\0" for path in listed))
+        self.unstaged.clear()
+        self.tree = self._git(["write-tree"], staging).strip()
+        return self.tree
 
-    def _unignored_links(self) -> list[str]:
-        """The links git does not ignore already: `.venv/` in .gitignore leaves the link
-        `.venv` (a file to git) unignored, so it is excluded here; `.venv` ignores it, and
-        git refuses to add an ignored path an exclude names (issue 26)."""
-        if not self.linked:
-            return []
-        args = [*_hookless(self.no_hooks), "check-ignore", "-z", "--stdin"]
-        listing = "".join(f"{path}\0" for path in self.linked)
-        proc = runner.run(args, self.path, isolated=True, input=listing)
-        if proc.returncode not in (0, 1):  # 1: none of them is ignored
-            raise runner.failure(args, proc.stderr.strip())
-        ignored = set(proc.stdout.split("\0"))
-        return [path for path in self.linked if path not in ignored]
+    def wrote(self, paths: list[str] | None) -> None:
+        """Note what an action may have written: its paths, or None when anything (a
+        command); the next `state` reads back that alone."""
+        self.written.add(paths)
 
     def state(self) -> str:
-        """The worktree's files as a tree id (as `stage_all`), the index then put back as it
-        was: the plan's next commands see what they would have seen (a journal's record)."""
-        tree = self.stage_all()
-        self._git(["reset", "--quiet"])
-        return tree
+        """The worktree's files as a tree id (as `stage_all` stages them; a journal's record,
+        the result), read back by what was written since the last: nothing, the files an
+        action named (hashed into the last tree), or a scan when anything may have changed.
+        The worktree's own index is never touched: the plan's next commands see what they
+        would have seen."""
+        written, self.written = self.written, Written()
+        if written.anything or self.repo is None or not self.tree:
+            return self.stage_all()
+        if not written.paths:
+            return self.tree
+        found = files_tree(self.repo, self.path, self.tree, written.paths, self._excluded())
+        if found is None:  # a symlink on the way, .gitattributes...: as git add would see it
+            return self.stage_all()
+        self.tree = found.tree
+        self.unstaged.update(dict.fromkeys(found.staged))
+        self.leftovers.update(dict.fromkeys(found.ignored))
+        return self.tree
+
+    def _excluded(self) -> list[str]:
+        """Paths the fast way leaves to a scan: the links and the submodules."""
+        return [*self.linked, *self.gitlinks]
+
+    def _stage_unstaged(self) -> None:
+        """Bring teddy's index to `tree`: the files the fast way hashed, staged again (the
+        next run moves the worktree from that index)."""
+        if self.unstaged:
+            update = ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"]
+            listing = "".join(f"{path}\0" for path in self.unstaged)
+            self._git(update, self._staging(), input=listing)
+            self.unstaged.clear()
 
     def restore_state(self, tree: str) -> None:
         """Put the files of `tree` (a `state`) in the worktree, unstaged; HEAD stays, so the
         result is still committed on the base (resuming an interrupted run)."""
-        self._git(["read-tree", "--reset", "-u", tree])
-        self._git(["reset", "--quiet"])
+        self._git(["read-tree", "--reset", "-u", tree], self._staging())
+        self.tree, self.written, self.unstaged = tree, Written(), {}
 
     def changed_submodules(self) -> list[str]:
         """The submodules whose files the run changed: changes a snapshot cannot hold."""
@@ -133,16 +201,36 @@ class Worktree:
         """Record that the worktree's files are what is staged and committed at `head` (its
         HEAD): the next run moves it from there by the difference alone. `shared`: the mode
         core.sharedRepository asks for."""
+        self._stage_unstaged()
         with contextlib.suppress(OSError):  # unrecorded, the next run resets it whole
+            _share_index(self.path)  # a look into the worktree finds it clean at `head`
             record = _settled(self.lock)
-            record.write_text(f"{head}\n")
+            leftovers = [*self.leftovers, *self.linked]
+            gitlinks = None if self.nested else self.gitlinks  # the result's, when known
+            record.write_text(f"{head}\n{json.dumps(leftovers)}\n{json.dumps(gitlinks)}\n")
             shared.adjust(record)
 
-    def commit_staged(self, message: str, hooks: Path, env: dict[str, str]) -> str:
-        """Commit what is staged, unsigned, with the hooks of folder `hooks` (the pre-commit
-        and commit-msg hooks skipped); the new commit's id."""
+    def commit_tree(self, tree: str, message: str, hooks: Path, env: dict[str, str]) -> str:
+        """Commit `tree` on HEAD as `git commit` would, unsigned, and run the post-commit
+        hook of folder `hooks` (no pre-commit or commit-msg hook); the new commit's id. No
+        index is read: `git commit` would refresh every file's entry first."""
+        parent = self._git(["rev-parse", "HEAD"]).strip()
         config = ["-c", "commit.gpgsign=false"]
-        self._git([*config, "commit", "--quiet", "--no-verify", "-m", message], env, hooks)
+        args = [*config, "commit-tree", tree, "-p", parent, "-m", message]
+        commit = self._git(args, env).strip()
+        self._git(["update-ref", "-m", f"commit: {message}", "HEAD", commit, parent])
+        hook = [*_hookless(hooks), "hook", "run", "--ignore-missing", "post-commit"]
+        proc = runner.run(hook, self.path, env, isolated=True)
+        if proc.returncode == 0:
+            return commit
+        if "hook" not in proc.stderr or "not a git command" not in proc.stderr:
+            raise runner.failure(hook[2:], proc.stderr.strip())
+        # A git before 2.36 has no `git hook`: `git commit` of teddy's index (brought to
+        # `tree` first), which runs the hook itself.
+        self._git(["update-ref", "HEAD", parent, commit])
+        self._stage_unstaged()
+        committing = [*config, "commit", "--quiet", "--no-verify", "-m", message]
+        self._git(committing, {**env, **self._staging()}, hooks)
         return self._git(["rev-parse", "HEAD"]).strip()
 
 
@@ -317,7 +405,7 @@ def _add(repo: GitRepo, path: Path, commit: str) -> None:
             "report this with your `git --version`",
         )
     _make_full(path, git_dir)
-    _reset(path, commit, no_hooks)
+    _reset(path, commit, no_hooks, clean=False)
 
 
 def _remove_folder(path: Path) -> None:
@@ -344,11 +432,35 @@ def _remove(repo: GitRepo, path: Path) -> None:
     _remove_folder(path)
 
 
-def _reset(path: Path, commit: str, no_hooks: Path) -> None:
-    """Move a pooled worktree to `commit`: only files that differ are rewritten."""
+def staging_index(path: Path) -> Path:
+    """teddy's own index of the worktree at `path` (Worktree.stage_all), in its git folder:
+    it goes with the worktree."""
+    return (pool.pointer(path) or path / ".git") / STAGING
+
+
+def _share_index(path: Path) -> None:
+    """The worktree's own index made a copy of teddy's (the base's entries, stat-valid): the
+    plan's commands find the base staged and every file clean. The mtime goes with it, so
+    git's racy-clean checks stay exact."""
+    index = _own_index(path)
+    temporary = index.with_name(f"index.teddy-{os.getpid()}")
+    shutil.copy2(staging_index(path), temporary)
+    os.replace(temporary, index)
+
+
+def _own_index(path: Path) -> Path:
+    """The worktree's own index file (beside teddy's, in its git folder)."""
+    return staging_index(path).with_name("index")
+
+
+def _reset(path: Path, commit: str, no_hooks: Path, clean: bool = True) -> None:
+    """Move a pooled worktree to `commit`: only files that differ are rewritten. `clean`:
+    untracked files may be there (a new worktree has none)."""
     runner.output([*_hookless(no_hooks), "reset", "--quiet", "--hard", commit], path, isolated=True)
-    # -x also removes ignored leftovers of the previous run (build output, caches).
-    runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
+    if clean:
+        # -x also removes ignored leftovers of the previous run (build output, caches).
+        runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
+    shutil.copy2(_own_index(path), staging_index(path))  # teddy's: the fresh one reset wrote
 
 
 def _settled(lock: Path) -> Path:
@@ -357,47 +469,128 @@ def _settled(lock: Path) -> Path:
     return lock.with_name(lock.name.removesuffix(".lock") + ".settled")
 
 
-def _take_settled(lock: Path) -> str | None:
-    """The commit the worktree was left settled at, its record removed (from here on this
-    run changes it), None when unrecorded."""
+@dataclass(frozen=True)
+class Settled:
+    """What a run that settled a worktree recorded: the commit its files, teddy's index and
+    HEAD hold, and the files besides (ignored ones its actions wrote, the links), None when
+    it did not say (an older git-teddy: every folder is cleaned)."""
+
+    head: str
+    leftovers: list[str] | None
+    gitlinks: dict[str, str] | None = None  # the submodules of `head`, when recorded
+
+
+def _take_settled(lock: Path) -> Settled | None:
+    """What the worktree was left settled at, its record removed (from here on this run
+    changes it), None when unrecorded."""
     record = _settled(lock)
     try:
-        head = record.read_text().strip()
+        lines = record.read_text().splitlines()
         record.unlink()
     except OSError:
         return None
-    return head or None
-
-
-def _move(path: Path, last: str, commit: str, no_hooks: Path) -> bool:
-    """Move a worktree left settled at `last` to `commit`, rewriting only the paths whose
-    blobs differ between the two trees (`read-tree -m -u`: what `git checkout` does to switch
-    branches); False, nothing changed, when it cannot (its HEAD is no longer `last`, a file
-    in the way): then it is reset whole."""
-    config = _hookless(no_hooks)
+    if not lines or not lines[0].strip():
+        return None
     try:
-        if runner.output(["rev-parse", "HEAD"], path, isolated=True).strip() != last:
+        listed = json.loads(lines[1]) if len(lines) > 1 else None
+    except ValueError:
+        listed = None
+    valid = isinstance(listed, list) and all(isinstance(item, str) for item in listed)
+    return Settled(lines[0].strip(), listed if valid else None, _gitlinks_line(lines[2:3]))
+
+
+def _gitlinks_line(lines: list[str]) -> dict[str, str] | None:
+    """The recorded gitlinks (path -> commit), None when not recorded or unreadable."""
+    try:
+        links = json.loads(lines[0]) if lines else None
+    except ValueError:
+        return None
+    if not isinstance(links, dict):
+        return None
+    pairs = links.items()
+    return dict(pairs) if all(isinstance(k, str) and isinstance(v, str) for k, v in pairs) else None
+
+
+def _moved_gitlinks(path: Path, last: Settled, commit: str) -> dict[str, str] | None:
+    """The gitlinks of `commit`, from those recorded for `last` and what differs between
+    the two (no listing of the whole tree); None when `last` recorded none."""
+    if last.gitlinks is None:
+        return None
+    links = dict(last.gitlinks)
+    if last.head == commit:
+        return links
+    args = ["diff-tree", "-r", "-z", "--no-renames", last.head, commit]
+    fields = runner.output(args, path, isolated=True).split("\0")
+    for meta, rel in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.lstrip(":").split(" ")
+        if len(parts) < 4:
+            continue
+        links.pop(rel, None)
+        if parts[1] == submodules.GITLINK_MODE:
+            links[rel] = parts[3]
+    return links
+
+
+def _remove_leftovers(path: Path, leftovers: list[str]) -> None:
+    """Remove what the last run left besides its result (ignored files, a link): no walk
+    of the worktree's folders. A link is removed, never followed."""
+    for rel in leftovers:
+        plain = tree_paths.plain_path(rel.rstrip("/"))
+        # Never through a symlink: a later command may have made a folder on the way one.
+        kind = None if plain is None else tree_paths.kind_at(str(path), plain)
+        if plain is None or not kind:
+            continue
+        target = path / plain
+        if kind == stat.S_IFDIR:
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
+
+
+def _move(path: Path, last: Settled, commit: str, no_hooks: Path) -> bool:
+    """Move a worktree left settled at `last` to `commit`, rewriting only the paths whose
+    blobs differ between the two trees (`read-tree -m -u` on teddy's index: what `git
+    checkout` does to switch branches) after removing the last run's leftovers; False,
+    nothing changed, when it cannot (its HEAD is no longer `last`, a file in the way): then
+    it is reset whole."""
+    config, staging = _hookless(no_hooks), {"GIT_INDEX_FILE": str(staging_index(path))}
+    if not staging_index(path).is_file():
+        return False  # settled by an older git-teddy, which staged in the worktree's index
+    try:
+        if runner.output(["rev-parse", "HEAD"], path, isolated=True).strip() != last.head:
             return False
-        runner.output([*config, "read-tree", "-m", "-u", last, commit], path, isolated=True)
-        runner.output([*config, "update-ref", "--no-deref", "HEAD", commit], path, isolated=True)
+        if last.leftovers is not None:
+            _remove_leftovers(path, last.leftovers)
+        if last.head != commit:
+            read = [*config, "read-tree", "-m", "-u", last.head, commit]
+            runner.output(read, path, staging, isolated=True)
+            update = [*config, "update-ref", "--no-deref", "HEAD", commit]
+            runner.output(update, path, isolated=True)
     except runner.GitFailed:
         return False
-    # -x also removes ignored leftovers of the previous run (build output, caches).
-    runner.output([*config, "clean", "-ffdxq"], path, isolated=True)
+    _share_index(path)
+    if last.leftovers is None:
+        # -x also removes ignored leftovers of the previous run (build output, caches).
+        runner.output([*config, "clean", "-ffdxq"], path, isolated=True)
     return True
 
 
-def _prepare(repo: GitRepo, path: Path, commit: str, lock: Path) -> None:
+def _prepare(repo: GitRepo, path: Path, commit: str, lock: Path) -> dict[str, str] | None:
+    """The worktree at `path` brought to `commit`; its gitlinks when known without a
+    listing of the whole tree."""
     last = _take_settled(lock)
     if _own_git_dir(repo, path) is None and pool.adopt(repo.common_dir, path) is None:
         _add(repo, path, commit)
     elif last is None or not _move(path, last, commit, repo.layout.no_hooks):
         _reset(path, commit, repo.layout.no_hooks)
+    else:
+        return _moved_gitlinks(path, last, commit)
+    return None
 
 
-def _populate(repo: GitRepo, worktree: Worktree, commit: str) -> None:
-    """The submodules of `commit`, from the user's own repositories of them."""
-    worktree.gitlinks = submodules.gitlinks(worktree.path, commit)
+def _populate(repo: GitRepo, worktree: Worktree, commit: str, known: dict[str, str] | None) -> None:
+    """The submodules of `commit` (`known`, or listed), from the user's own repositories."""
+    worktree.gitlinks = submodules.gitlinks(worktree.path, commit) if known is None else known
     if worktree.gitlinks:
         config = _hookless(repo.layout.no_hooks)
         worktree.notes = submodules.populate(
@@ -424,10 +617,11 @@ def scratch_worktree(
                 held[lock] = claim.holder
             continue
         try:
-            _prepare(repo, path, commit, lock)
+            known = _prepare(repo, path, commit, lock)
             worktree = Worktree(path, lock, repo.layout.no_hooks, recovered_stale=not claim.state)
+            worktree.repo, worktree.tree = repo, repo.tree_of(commit)
             worktree.recovery = list(claim.notes)
-            _populate(repo, worktree, commit)
+            _populate(repo, worktree, commit, known)
             worktree.linked = _link_ignored_paths(repo, path, links)
             yield worktree
         finally:

@@ -36,41 +36,6 @@ def _copy_keeping_mtime(source: Path, target: Path) -> None:
     os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-# --sparse: in a sparse checkout a file outside the cone (one a turn applied) is part of the
-# working tree too; entries git keeps out of it (skip-worktree) stay.
-ADD_ALL = ["add", "--sparse", "--all", "--", ":/"]
-
-
-def add_all(
-    cwd: Path,
-    env: dict[str, str] | None = None,
-    config: Sequence[str] = (),
-    excluded: Sequence[str] = (),
-    isolated: bool = False,
-) -> None:
-    """Stage everything but the pathspecs `excluded`. A nested repository (a submodule, or
-    one cloned inside) is recorded as a gitlink, its files never read; one without a commit
-    yet cannot be, and git refuses the whole `add`: it is left out, as untracked as it is
-    (looked for only then). `config` goes before the command."""
-    add = [*config, *ADD_ALL, *excluded]
-    proc = runner.run(add, cwd, env, isolated)
-    if proc.returncode == 0:
-        return
-    unborn = _unborn_nested_repositories(cwd, env, isolated)
-    if not unborn:
-        raise runner.failure(ADD_ALL, proc.stderr.strip())
-    runner.output([*add, *(f":(exclude){rel}" for rel in unborn)], cwd, env, isolated)
-
-
-def _unborn_nested_repositories(cwd: Path, env: dict[str, str] | None, isolated: bool) -> list[str]:
-    """Untracked repositories inside the working tree with no commit (`git init` only),
-    relative to `cwd`. git lists an untracked nested repository as its folder, `dir/`."""
-    args = ["ls-files", "--others", "--exclude-standard", "-z", "--", ":/"]
-    listed = runner.output(args, cwd, env, isolated).split("\0")
-    folders = [rel for rel in listed if rel.endswith("/")]
-    return [rel.rstrip("/") for rel in folders if not _has_commit(cwd / rel)]
-
-
 def _has_commit(folder: Path) -> bool:
     """Whether the nested repository at `folder` has a commit checked out (or is no
     repository at all: git then adds its files)."""
