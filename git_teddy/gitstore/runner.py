@@ -10,8 +10,10 @@ byte, and go back to git unchanged as arguments or input.
 
 import os
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from git_teddy.errors import TeddyError
 
@@ -52,6 +54,20 @@ def skip_pydantic_plugins() -> None:
     if "PYDANTIC_DISABLE_PLUGINS" not in os.environ:
         os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
         _OWN_ENV.add("PYDANTIC_DISABLE_PLUGINS")
+    if os.environ["PYDANTIC_DISABLE_PLUGINS"] in ("__all__", "1", "true"):
+        sys.modules.setdefault(_PLUGIN_LOADER, _no_plugins())
+
+
+# pydantic's plugin loader imports importlib.metadata at its top (with email, socket, zipfile:
+# ~70 million instructions, 8 ms of every command) only to scan entry points; with every
+# plugin disabled its get_plugins returns () before it looks. This stands in for it.
+_PLUGIN_LOADER = "pydantic.plugin._loader"
+
+
+def _no_plugins() -> ModuleType:
+    loader = ModuleType(_PLUGIN_LOADER, "pydantic's plugin loader with every plugin disabled")
+    loader.__dict__["get_plugins"] = tuple
+    return loader
 
 
 def isolated_environ() -> dict[str, str]:
