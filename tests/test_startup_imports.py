@@ -202,3 +202,8 @@ def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
     output, modules = imported_modules(repo, env, "diff", "01")
     assert "+print('hi')" in output
     assert not modules & {"git_teddy.redact", "git_teddy.gitstore.apply", *PLAN_PARSER}
+    assert "git_teddy.artifacts.report" not in modules  # read for --applied alone
+    output, modules = imported_modules(repo, env, "log")
+    assert "01" in output
+    # the turn graph is made of commits' trailers: no YAML to read, no model to validate
+    assert not loaded(modules, "pydantic", "yaml"), sorted(loaded(modules, "pydantic", "yaml"))

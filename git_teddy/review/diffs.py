@@ -10,7 +10,6 @@ import shlex
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import REPORT, SESSION_FILE_LIMIT, TURN_RECORD
-from git_teddy.artifacts.report import parse_report
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.models import TurnCommit, iso_time, turn_commit_from_message
@@ -57,7 +56,7 @@ def diff_ends(store: SessionStore, spec: str, applied: bool = False) -> DiffEnds
 
 def turn_base(store: SessionStore, ref: TurnRef) -> str:
     """The snapshot a turn was planned on (its turn.yaml's base)."""
-    base = base_snapshot(store.turn_files(ref, SESSION_FILE_LIMIT).get(TURN_RECORD))
+    base = base_snapshot(store.turn_file(ref, TURN_RECORD, SESSION_FILE_LIMIT))
     if base is None:
         raise store.damaged(
             ref.session, ref.branch, f"{ref.turn}/{TURN_RECORD}", "no base snapshot"
@@ -67,7 +66,9 @@ def turn_base(store: SessionStore, ref: TurnRef) -> str:
 
 def _report_says_applied(store: SessionStore, ref: TurnRef) -> bool:
     """Whether the turn's report says its result was applied (cleanly, or with conflicts)."""
-    data = store.turn_files(ref, SESSION_FILE_LIMIT).get(REPORT)
+    from git_teddy.artifacts.report import parse_report  # pydantic's report: --applied only
+
+    data = store.turn_file(ref, REPORT, SESSION_FILE_LIMIT)
     try:
         applied = parse_report(data).run_summary.applied if data else False
     except ValueError:  # a damaged report: not known to be applied
