@@ -135,6 +135,7 @@ def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
     _output, modules = imported_modules(repo, env, "plan", "-m", "hey", "--from-file", str(plan))
     assert "git_teddy.redact" in modules
     assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "git_teddy.planning.pipelines")
+    assert "tomllib" not in modules  # the project has no TOML file for System Information
 
 
 PROBE_PLUGIN = """import os, sys
