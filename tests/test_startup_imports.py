@@ -4,6 +4,7 @@ benchmarks/bench_startup.py measures; these tests keep them out of the commands 
 not use them."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -83,6 +84,34 @@ def test_models_are_built_on_first_use(repo: Path) -> None:
         [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True
     )
     assert proc.stdout.split() == ["False", "False", "True"]
+
+
+def test_the_plugin_loader_stand_in_answers_as_pydantics_with_every_plugin_disabled() -> None:
+    """skip_pydantic_plugins puts a stand-in for pydantic's plugin loader: its get_plugins
+    answers () as the real one does when every plugin is disabled, without importing
+    importlib.metadata; any other name is the real loader's. A user's own list of disabled
+    plugins keeps the real loader."""
+    code = (
+        "import sys\n"
+        "from git_teddy.gitstore.runner import skip_pydantic_plugins\n"
+        "skip_pydantic_plugins()\n"
+        "import pydantic\n"
+        "assert pydantic.TypeAdapter(int).validate_python('3') == 3\n"
+        "from pydantic.plugin._loader import get_plugins\n"
+        "print(get_plugins(), 'importlib.metadata' in sys.modules)\n"
+        "from pydantic.plugin._loader import _plugins\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split() == ["()", "False", "True"]
+    env["PYDANTIC_DISABLE_PLUGINS"] = "some_plugin"
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split()[1] == "True"  # the real loader, entry points and all
 
 
 # Loaded only by what uses them: a request to a model or a web page, the provider chosen, the
