@@ -237,3 +237,15 @@ def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
     assert "01" in output
     # the turn graph is made of commits' trailers: no YAML to read, no model to validate
     assert not loaded(modules, "pydantic", "yaml"), sorted(loaded(modules, "pydantic", "yaml"))
+
+
+def test_list_from_a_warm_index_loads_no_archive_modules(
+    repo: Path, env: dict[str, str], teddy: Teddy
+) -> None:
+    """shutil (and bz2, lzma with it) is the pager's for finding its program in a terminal:
+    `list` answered from its index, its output a pipe, has no use for it."""
+    teddy.ok(repo, "new", "lean")
+    teddy.ok(repo, "list")  # the index brought up to date
+    output, modules = imported_modules(repo, env, "list")
+    assert "lean" in output
+    assert not modules & {"shutil", "bz2", "lzma"}
