@@ -233,6 +233,7 @@ def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
     assert "+print('hi')" in output
     assert not modules & {"git_teddy.redact", "git_teddy.gitstore.apply", *PLAN_PARSER}
     assert "git_teddy.artifacts.report" not in modules  # read for --applied alone
+    assert "git_teddy.session.restore" not in modules  # the result is the store's to find
     output, modules = imported_modules(repo, env, "log")
     assert "01" in output
     # the turn graph is made of commits' trailers: no YAML to read, no model to validate

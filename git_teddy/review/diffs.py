@@ -3,7 +3,7 @@ turns' or two conversation branches' results, or the user's own edits a result w
 with; each as two snapshot ids, for git's own `git diff`.
 
 A turn's base is the snapshot its turn.yaml names (the user's files when it was planned);
-its result is the `Teddy-Snapshot` of its report commit (session/restore.py turn_snapshot).
+its result is the `Teddy-Snapshot` of its report commit (SessionStore.turn_result).
 """
 
 import shlex
@@ -13,7 +13,6 @@ from git_teddy.artifacts.folder import REPORT, SESSION_FILE_LIMIT, TURN_RECORD
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.models import TurnCommit, iso_time, turn_commit_from_message
-from git_teddy.session.restore import turn_snapshot
 from git_teddy.session.store import SessionStore, TurnRef
 
 
@@ -77,14 +76,14 @@ def _report_says_applied(store: SessionStore, ref: TurnRef) -> bool:
 
 
 def _executed(store: SessionStore, ref: TurnRef) -> str:
-    try:
-        return turn_snapshot(store, ref)
-    except TeddyError:
+    snapshot = store.turn_result(ref)
+    if snapshot is None:
         raise TeddyError(
             f"turn {ref.turn} of session {ref.session} has no report yet, so it changed nothing",
             f"execute it with `git teddy execute`, or see its plan: `git teddy show "
             f"{shlex.quote(f'{ref.session}/{ref.turn}')}`",
-        ) from None
+        )
+    return snapshot
 
 
 def _result_of(store: SessionStore, session: str, name: str) -> str:

@@ -349,6 +349,14 @@ class SessionStore:
             commits, key=lambda c: (c.time, turn_depth(c.turn), c.turn, c.phase != "plan")
         )
 
+    def turn_result(self, ref: TurnRef) -> str | None:
+        """The project state a turn ended with (its latest report's snapshot), None before
+        it was executed."""
+        for commit in reversed(self.turn_commits(ref.session)):
+            if commit.turn == ref.turn and commit.phase == "report" and commit.snapshot:
+                return commit.snapshot
+        return None
+
     def turns(self, session: str, commits: list[TurnCommit] | None = None) -> list[TurnCommit]:
         """One entry per turn: its latest commit (the report once executed, else the plan).
         `commits`: the session's turn_commits when the caller has them already."""
