@@ -55,3 +55,12 @@ def test_read_only_commands_start_the_same_git_processes_at_any_length(
         assert kinds == Counter(kind(line) for line in short[" ".join(args)]), args
         assert [k for k, n in kinds.items() if n > 1] == [], (args, started)  # nothing twice
         assert "var GIT_COMMITTER_IDENT" not in kinds, args  # the time: this process's own
+
+
+def test_diff_reads_the_turn_record_alone(repo: Path, teddy: Teddy) -> None:
+    """`diff` needs a turn's base (its turn.yaml) and its result (a trailer), not the other
+    files of its folder (the context the model got can be large): no `cat-file --batch`."""
+    teddy.ok(repo, "new", "one")
+    play(repo, teddy, range(1, 2))
+    kinds = [kind(line) for line in git_processes(teddy, repo, "diff", "01")]
+    assert kinds[-1].startswith("diff ") and "cat-file --batch" not in kinds, kinds

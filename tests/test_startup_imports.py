@@ -4,6 +4,7 @@ benchmarks/bench_startup.py measures; these tests keep them out of the commands 
 not use them."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -85,11 +86,42 @@ def test_models_are_built_on_first_use(repo: Path) -> None:
     assert proc.stdout.split() == ["False", "False", "True"]
 
 
+def test_the_plugin_loader_stand_in_answers_as_pydantics_with_every_plugin_disabled() -> None:
+    """skip_pydantic_plugins puts a stand-in for pydantic's plugin loader: its get_plugins
+    answers () as the real one does when every plugin is disabled, without importing
+    importlib.metadata; any other name is the real loader's. A user's own list of disabled
+    plugins keeps the real loader."""
+    code = (
+        "import sys\n"
+        "from git_teddy.gitstore.runner import skip_pydantic_plugins\n"
+        "skip_pydantic_plugins()\n"
+        "import pydantic\n"
+        "assert pydantic.TypeAdapter(int).validate_python('3') == 3\n"
+        "from pydantic.plugin._loader import get_plugins\n"
+        "print(get_plugins(), 'importlib.metadata' in sys.modules)\n"
+        "from pydantic.plugin._loader import _plugins\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split() == ["()", "False", "True"]
+    env["PYDANTIC_DISABLE_PLUGINS"] = "some_plugin"
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert run.stdout.split()[1] == "True"  # the real loader, entry points and all
+
+
 # Loaded only by what uses them: a request to a model or a web page, the provider chosen, the
 # detector's library when its patterns are not in the user's cache, pydantic's plugin scan.
 NETWORK = ("requests", "urllib3", "charset_normalizer", "git_teddy.web.fetch")
 PROVIDERS = ("git_teddy.llm.openai", "git_teddy.llm.anthropic", "git_teddy.llm.replay")
 DETECTOR = ("detect_secrets",)
+# pydantic's plugin loader imports importlib.metadata only to scan for plugins teddy disables
+# (gitstore/runner.py skip_pydantic_plugins): a command that builds a validator loads neither.
+PLUGIN_SCAN = ("importlib.metadata", "pydantic.plugin._loader", "email")
 
 
 def loaded(modules: set[str], *roots: str) -> set[str]:
@@ -103,7 +135,9 @@ def test_execute_help_and_show_load_no_network_provider_or_detector(
     teddy.ok(repo, "new", "lean")
     for args in (["execute", "--help"], ["show"]):
         _output, modules = imported_modules(repo, env, *args)
-        assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "commonmark"), args
+        assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, *PLUGIN_SCAN, "commonmark"), (
+            args
+        )
 
 
 def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
@@ -123,13 +157,14 @@ def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
     _output, modules = imported_modules(repo, env, "execute", "-y")
     assert (repo / "app.py").read_text() == "print('hi')\n"
     assert "git_teddy.redact" in modules  # the report was redacted: with the cached patterns
-    assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR)
+    assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, *PLUGIN_SCAN)
     assert "git_teddy.artifacts.failures" not in modules  # no command failed
     teddy.ok(repo, "undo")
     plan.write_text(PLAN.replace("print('hi')", "print('hey')"))
     _output, modules = imported_modules(repo, env, "plan", "-m", "hey", "--from-file", str(plan))
     assert "git_teddy.redact" in modules
     assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "git_teddy.planning.pipelines")
+    assert "tomllib" not in modules  # the project has no TOML file for System Information
 
 
 PROBE_PLUGIN = """import os, sys
@@ -197,3 +232,21 @@ def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
     output, modules = imported_modules(repo, env, "diff", "01")
     assert "+print('hi')" in output
     assert not modules & {"git_teddy.redact", "git_teddy.gitstore.apply", *PLAN_PARSER}
+    assert "git_teddy.artifacts.report" not in modules  # read for --applied alone
+    assert "git_teddy.session.restore" not in modules  # the result is the store's to find
+    output, modules = imported_modules(repo, env, "log")
+    assert "01" in output
+    # the turn graph is made of commits' trailers: no YAML to read, no model to validate
+    assert not loaded(modules, "pydantic", "yaml"), sorted(loaded(modules, "pydantic", "yaml"))
+
+
+def test_list_from_a_warm_index_loads_no_archive_modules(
+    repo: Path, env: dict[str, str], teddy: Teddy
+) -> None:
+    """shutil (and bz2, lzma with it) is the pager's for finding its program in a terminal:
+    `list` answered from its index, its output a pipe, has no use for it."""
+    teddy.ok(repo, "new", "lean")
+    teddy.ok(repo, "list")  # the index brought up to date
+    output, modules = imported_modules(repo, env, "list")
+    assert "lean" in output
+    assert not modules & {"shutil", "bz2", "lzma"}

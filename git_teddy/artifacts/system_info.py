@@ -10,7 +10,6 @@ and caching them is planning/system_info.py's.
 
 import json
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -83,8 +82,12 @@ class SystemFacts:
 
 
 def _toml(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    import tomllib  # a project without pyproject.toml or Cargo.toml does not pay for it
+
     try:
-        return tomllib.loads(text) if text else {}
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return {}
 

@@ -15,7 +15,6 @@ is a terminal) are handed to it, and at exit git-teddy waits for the user to qui
 import atexit
 import contextlib
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -66,6 +65,8 @@ def _runnable(command: str) -> bool:
     the output); a command with shell syntax is the shell's to judge."""
     if any(c in command for c in "|&;<>()$`\\\"'*?[#~=%"):
         return True
+    import shutil  # bz2 and lzma with it: for a terminal's pager only, not for every command
+
     return shutil.which(command.split()[0]) is not None
 
 

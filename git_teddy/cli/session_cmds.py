@@ -3,6 +3,7 @@ sessions."""
 
 import contextlib
 import shlex
+from dataclasses import asdict
 
 import click
 
@@ -13,7 +14,6 @@ from git_teddy.cli.textio import echo_json
 from git_teddy.errors import TeddyError
 from git_teddy.printable import printable
 from git_teddy.session import current, views
-from git_teddy.session.sessionlogs import embedded_logs
 from git_teddy.session.workspace import open_workspace
 from git_teddy.settings import CHANNEL, IDLE_TIMEOUT, WORKTREE_DIR
 
@@ -69,6 +69,7 @@ def show(target: str | None, as_json: bool, with_context: bool) -> None:
         return
     from git_teddy.cli.color import use_color
     from git_teddy.cli.log_display import display_log
+    from git_teddy.session.sessionlogs import embedded_logs
 
     session = store.resolve_session(target)
     summary = store.summary(session, ws.settings.duration(IDLE_TIMEOUT))
@@ -79,9 +80,9 @@ def show(target: str | None, as_json: bool, with_context: bool) -> None:
         click.echo(f"warning: {error.message}", err=True)
         log = None
     if as_json:
-        turn_list = [t.model_dump() for t in turns]
+        turn_list = [asdict(t) for t in turns]
         log_data = log.model_dump() if log else None
-        echo_json({**summary.model_dump(), "turn_list": turn_list, "log": log_data})
+        echo_json({**asdict(summary), "turn_list": turn_list, "log": log_data})
         return
     click.echo(printable(views.session_text(summary, turns, store.branch_ref(session, "main"))))
     if log:
@@ -100,7 +101,7 @@ def log(session: str | None, as_json: bool) -> None:
     store = open_workspace().store
     session_id = store.resolve_session(session)
     if as_json:
-        echo_json([commit.model_dump() for commit in store.turn_commits(session_id)])
+        echo_json([asdict(commit) for commit in store.turn_commits(session_id)])
     else:
         turns = store.turns(session_id)
         click.echo(printable(views.turn_graph(session_id, turns, store.branches(session_id))))

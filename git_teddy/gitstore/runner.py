@@ -11,8 +11,11 @@ byte, and go back to git unchanged as arguments or input.
 import contextlib
 import os
 import subprocess
+import sys
 from collections.abc import Iterator, Mapping, Sequence
+from importlib import import_module
 from pathlib import Path
+from types import ModuleType
 from typing import IO
 
 from git_teddy.errors import TeddyError
@@ -54,6 +57,29 @@ def skip_pydantic_plugins() -> None:
     if "PYDANTIC_DISABLE_PLUGINS" not in os.environ:
         os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"
         _OWN_ENV.add("PYDANTIC_DISABLE_PLUGINS")
+    if os.environ["PYDANTIC_DISABLE_PLUGINS"] in ("__all__", "1", "true"):
+        sys.modules.setdefault(_PLUGIN_LOADER, _no_plugins())
+
+
+# pydantic's plugin loader imports importlib.metadata at its top (with email, socket, zipfile:
+# ~70 million instructions, 8 ms of every command) only to scan entry points; with every
+# plugin disabled its get_plugins returns () before it looks. This stands in for it; any
+# other name a pydantic version asks of it is the real loader's, imported then.
+_PLUGIN_LOADER = "pydantic.plugin._loader"
+
+
+def _no_plugins() -> ModuleType:
+    loader = ModuleType(_PLUGIN_LOADER, "pydantic's plugin loader with every plugin disabled")
+
+    def real(name: str) -> object:
+        if name.startswith("__"):  # what the import system asks of a module (`__path__`)
+            raise AttributeError(name)
+        if sys.modules.get(_PLUGIN_LOADER) is loader:
+            del sys.modules[_PLUGIN_LOADER]
+        return getattr(import_module(_PLUGIN_LOADER), name)
+
+    loader.__dict__.update(get_plugins=tuple, __getattr__=real)
+    return loader
 
 
 def isolated_environ() -> dict[str, str]:

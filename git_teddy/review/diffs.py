@@ -3,18 +3,16 @@ turns' or two conversation branches' results, or the user's own edits a result w
 with; each as two snapshot ids, for git's own `git diff`.
 
 A turn's base is the snapshot its turn.yaml names (the user's files when it was planned);
-its result is the `Teddy-Snapshot` of its report commit (session/restore.py turn_snapshot).
+its result is the `Teddy-Snapshot` of its report commit (SessionStore.turn_result).
 """
 
 import shlex
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import REPORT, SESSION_FILE_LIMIT, TURN_RECORD
-from git_teddy.artifacts.report import parse_report
 from git_teddy.artifacts.turn_record import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.models import TurnCommit, iso_time, turn_commit_from_message
-from git_teddy.session.restore import turn_snapshot
 from git_teddy.session.store import SessionStore, TurnRef
 
 
@@ -57,7 +55,7 @@ def diff_ends(store: SessionStore, spec: str, applied: bool = False) -> DiffEnds
 
 def turn_base(store: SessionStore, ref: TurnRef) -> str:
     """The snapshot a turn was planned on (its turn.yaml's base)."""
-    base = base_snapshot(store.turn_files(ref, SESSION_FILE_LIMIT).get(TURN_RECORD))
+    base = base_snapshot(store.turn_file(ref, TURN_RECORD, SESSION_FILE_LIMIT))
     if base is None:
         raise store.damaged(
             ref.session, ref.branch, f"{ref.turn}/{TURN_RECORD}", "no base snapshot"
@@ -67,7 +65,9 @@ def turn_base(store: SessionStore, ref: TurnRef) -> str:
 
 def _report_says_applied(store: SessionStore, ref: TurnRef) -> bool:
     """Whether the turn's report says its result was applied (cleanly, or with conflicts)."""
-    data = store.turn_files(ref, SESSION_FILE_LIMIT).get(REPORT)
+    from git_teddy.artifacts.report import parse_report  # pydantic's report: --applied only
+
+    data = store.turn_file(ref, REPORT, SESSION_FILE_LIMIT)
     try:
         applied = parse_report(data).run_summary.applied if data else False
     except ValueError:  # a damaged report: not known to be applied
@@ -76,14 +76,14 @@ def _report_says_applied(store: SessionStore, ref: TurnRef) -> bool:
 
 
 def _executed(store: SessionStore, ref: TurnRef) -> str:
-    try:
-        return turn_snapshot(store, ref)
-    except TeddyError:
+    snapshot = store.turn_result(ref)
+    if snapshot is None:
         raise TeddyError(
             f"turn {ref.turn} of session {ref.session} has no report yet, so it changed nothing",
             f"execute it with `git teddy execute`, or see its plan: `git teddy show "
             f"{shlex.quote(f'{ref.session}/{ref.turn}')}`",
-        ) from None
+        )
+    return snapshot
 
 
 def _result_of(store: SessionStore, session: str, name: str) -> str:

@@ -1,17 +1,17 @@
-"""What the store reads back from git, as plain pydantic models (pure)."""
+"""What the store reads back from git, as plain dataclasses (pure): built by the store from
+commits it read, never validated from a file, so `log` and `show` need not import pydantic
+(issue 31 item 4). `dataclasses.asdict` is their JSON form."""
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
-
-from pydantic import BaseModel, ConfigDict
 
 from git_teddy.artifacts.names import branch_of_turn, is_turn_name
 from git_teddy.artifacts.trailers import parse_trailers
 
 
-class TurnCommit(BaseModel):
+@dataclass
+class TurnCommit:
     """One commit of a turn (its plan or its report), as its trailers describe it."""
-
-    model_config = ConfigDict(defer_build=True)
 
     session: str
     turn: str
@@ -30,7 +30,7 @@ class TurnCommit(BaseModel):
     time: str
     # The user's commits that took this turn's result, whichever later commit recorded them
     # (SessionStore.turns fills it in).
-    landed_in: list[str] = []
+    landed_in: list[str] = field(default_factory=list)
 
 
 # On a session commit: the user's commits that took turns' results, not recorded before
@@ -53,9 +53,8 @@ def landings_value(landings: dict[str, list[str]]) -> str:
     return ", ".join(f"{turn} {commit}" for turn, commits in landings.items() for commit in commits)
 
 
-class SessionSummary(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+@dataclass
+class SessionSummary:
     id: str
     status: str
     started: str

@@ -71,9 +71,9 @@ class SavedState:
 
 def turn_snapshot(store: SessionStore, ref: TurnRef) -> str:
     """The project state a turn ended with (its report's snapshot)."""
-    for commit in reversed(store.turn_commits(ref.session)):
-        if commit.turn == ref.turn and commit.phase == "report" and commit.snapshot:
-            return commit.snapshot
+    snapshot = store.turn_result(ref)
+    if snapshot is not None:
+        return snapshot
     raise TeddyError(
         f"turn {ref.turn} has not been executed, so it has no project state to restore",
         "execute it with `git teddy execute`, or restore an earlier turn",

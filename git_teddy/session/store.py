@@ -16,11 +16,10 @@ import shlex
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
-from git_teddy.artifacts import frontmatter
 from git_teddy.artifacts.folder import (
     SESSION_CONTEXT,
     SESSION_FILE_LIMIT,
@@ -39,8 +38,6 @@ from git_teddy.artifacts.names import (
 )
 from git_teddy.artifacts.session_state import as_read, session_state
 from git_teddy.artifacts.trailers import format_message, parse_trailers
-from git_teddy.artifacts.turn_record import TurnRecord, read_record
-from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
 from git_teddy.errors import ConcurrentUpdateError, DamagedSessionError, TeddyError
 from git_teddy.gitstore import CommitInfo, GitRepo, snapshot_worktree
 from git_teddy.gitstore.changes import CutBlob
@@ -70,6 +67,7 @@ from git_teddy.settings import checked_channel
 
 if TYPE_CHECKING:
     from git_teddy.artifacts.sessionlog.model import SessionLog
+    from git_teddy.artifacts.turn_record import TurnRecord
     from git_teddy.redact import Finding
 
 # The subject of every snapshot of the user's own files saved before teddy changes them
@@ -299,6 +297,9 @@ class SessionStore:
 
     def session_log(self, session: str) -> dict[str, Any]:
         """The frontmatter of `session.md` on the branch the session continues on."""
+        from git_teddy.artifacts import frontmatter  # yaml and pydantic: not for `log`
+        from git_teddy.artifacts.yamlio import Unreadable
+
         branch = self.current_branch(session)
         tip = self.branches(session)[branch]
         try:
@@ -348,6 +349,14 @@ class SessionStore:
             commits, key=lambda c: (c.time, turn_depth(c.turn), c.turn, c.phase != "plan")
         )
 
+    def turn_result(self, ref: TurnRef) -> str | None:
+        """The project state a turn ended with (its latest report's snapshot), None before
+        it was executed."""
+        for commit in reversed(self.turn_commits(ref.session)):
+            if commit.turn == ref.turn and commit.phase == "report" and commit.snapshot:
+                return commit.snapshot
+        return None
+
     def turns(self, session: str, commits: list[TurnCommit] | None = None) -> list[TurnCommit]:
         """One entry per turn: its latest commit (the report once executed, else the plan).
         `commits`: the session's turn_commits when the caller has them already."""
@@ -356,7 +365,7 @@ class SessionStore:
             latest[commit.turn] = commit
         for turn, taken in self.landings(session).items():
             if turn in latest:
-                latest[turn] = latest[turn].model_copy(update={"landed_in": taken})
+                latest[turn] = replace(latest[turn], landed_in=taken)
         return sorted(
             latest.values(),
             key=lambda c: (turn_depth(c.turn), c.branch != MAIN_BRANCH, c.turn),
@@ -390,16 +399,23 @@ class SessionStore:
             )
         return TurnRef(session, spec, branch_of_turn(spec))
 
-    def turn_files(self, ref: TurnRef, limit: int | None = None) -> dict[str, bytes]:
-        """The files of a turn's folder, as the tip of its branch has them; with `limit`,
-        one larger is read cut (gitstore's CutBlob), for showing."""
+    def turn_file(self, ref: TurnRef, name: str, limit: int) -> bytes | None:
+        """One file of a turn's folder (turn_files' way), the others not read."""
+        return self.repo.read_bounded(self._turn_tree(ref), f"{ref.turn}/{name}", limit)
+
+    def _turn_tree(self, ref: TurnRef) -> str:
         tip = self.branches(ref.session).get(ref.branch)
         if tip is None:
             raise TeddyError(
                 f"the branch of turn {ref.turn} ({ref.branch}) no longer exists",
                 f"list the session's branches with `git teddy show {shlex.quote(ref.session)}`",
             )
-        tree = self.repo.read_commit(tip).tree
+        return self.repo.read_commit(tip).tree
+
+    def turn_files(self, ref: TurnRef, limit: int | None = None) -> dict[str, bytes]:
+        """The files of a turn's folder, as the tip of its branch has them; with `limit`,
+        one larger is read cut (gitstore's CutBlob), for showing."""
+        tree = self._turn_tree(ref)
         if limit is not None:
             return self.repo.read_folders([(tree, ref.turn)], limit)[0]
         files: dict[str, bytes] = {}
@@ -597,9 +613,12 @@ class SessionStore:
 
     # ---- damaged session content --------------------------------------------------------
 
-    def read_record(self, session: str, branch: str, commit: str, turn: str) -> TurnRecord | None:
+    def read_record(self, session: str, branch: str, commit: str, turn: str) -> "TurnRecord | None":
         """`turn`'s turn.yaml in `commit` of `branch` (None when it has none); a damaged one
         is a DamagedSessionError naming the commit that wrote it."""
+        from git_teddy.artifacts.turn_record import read_record
+        from git_teddy.artifacts.yamlio import YAML_LIMIT, Unreadable
+
         path = f"{turn}/{TURN_RECORD}"
         tree = self.repo.read_commit(commit).tree
         data = self.repo.read_bounded(tree, path, YAML_LIMIT + 1)  # more is refused unread

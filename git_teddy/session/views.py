@@ -1,6 +1,7 @@
 """Plain-text and JSON views of sessions and turns for the CLI (pure)."""
 
 import shlex
+from dataclasses import asdict
 from typing import Any
 
 from git_teddy.artifacts.folder import (
@@ -105,12 +106,12 @@ def turn_graph(session: str, turns: list[TurnCommit], branches: dict[str, str]) 
 def turn_json(
     session: str, turn: str, commits: list[TurnCommit], files: dict[str, bytes]
 ) -> dict[str, Any]:
-    latest = commits[-1].model_dump() if commits else {}
+    latest = asdict(commits[-1]) if commits else {}
     return {
         **latest,
         "session": session,
         "turn": turn,
-        "commits": [c.model_dump() for c in commits],
+        "commits": [asdict(c) for c in commits],
         "files": {name: shown_text(data) for name, data in sorted(files.items())},
     }
 
