@@ -34,7 +34,9 @@ REQUEST_SIZE = 1 << 20  # a request's JSON: an environment and argv, far below t
 
 def serve(address: str) -> None:
     """Import every command, then fork a child per request until the socket is closed."""
-    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"  # as `run()` sets it before imports
+    from git_teddy.gitstore.runner import skip_pydantic_plugins
+
+    skip_pydantic_plugins()  # before the imports, as `run()` does it
     _import_every_command()
     import gc
 
