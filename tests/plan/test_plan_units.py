@@ -128,3 +128,18 @@ def test_unsafe_and_unusual_targets():
         ("PRUNE", "sub/hooks"),
     ]
     assert [a.get("kind") for a in actions] == ["url", "file", None]
+
+
+@pytest.mark.parametrize("path", ["_/_", "_a_.py", "docs/*draft*.md", "__init__.py"])
+def test_a_path_commonmark_reads_as_emphasis_is_still_the_same_path(path: str) -> None:
+    # found by test_plan_properties: `[_/_](/_/_)` was refused, its text read as `/`
+    plan = Plan(title="T", rationale=RATIONALE, actions=[Create(path=path, content="x\n")])
+    parsed = parse_plan(render_plan(plan))
+    assert [action.path for action in parsed.actions if isinstance(action, Create)] == [path]
+
+
+def test_a_link_whose_written_text_names_another_path_is_still_refused() -> None:
+    text = plan_text("### `CREATE`\n- **File Path:** [_b_](/_a_)\n```text\nx\n```\n")
+    plan, problems = check_plan(text)
+    assert plan is None
+    assert "name different paths" in format_problems(problems)

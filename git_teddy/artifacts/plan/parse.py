@@ -608,7 +608,12 @@ class _ActionBuilder:
             )
             return
         text = _link_text(links[0])
-        if same_path(text, str(links[0].destination)) is None:
+        # The text as written too: CommonMark reads `_a_` or `*a*` in it as emphasis.
+        written = re.match(r"^\[(.*)\]\(", item.value)
+        destination = str(links[0].destination)
+        if same_path(text, destination) is None and (
+            written is None or same_path(written.group(1), destination) is None
+        ):
             self.problem(
                 f"{self.where}: the link text `{text}` and its target "
                 f"`{links[0].destination}` name different paths",
