@@ -142,3 +142,33 @@ def test_an_update_reads_only_the_blobs_that_changed(repo: Path, env: dict[str, 
     assert updated == expected
     assert "def renamed(x)" in updated and "def added(y)" in updated
     assert "mod_05.py" not in updated and "def f7_1(a, b)" in updated
+
+
+def test_an_update_reads_no_folder_that_did_not_change(repo: Path, env: dict[str, str]) -> None:
+    """System Information tells the project from the listing's census, kept up to date by
+    the same diff: after the first map, the trees of the folders the second commit left
+    alone are deleted, and the second overview is still the one a build from scratch gives
+    (in a copy that has them). On the code that listed every top folder it failed."""
+    write(repo, "pyproject.toml", "[project]\nname = 'demo'\n[tool.ruff]\n")
+    for place, folder in enumerate(("alpha", "beta", "gamma", "src/delta", "tests")):
+        write(repo, f"{folder}/__init__.py", "")
+        for number in range(3):
+            write(repo, f"{folder}/mod_{number}.py", module(10 * place + number, 1))
+    first = commit(repo, env, "first")
+    [before] = overviews(repo, env, [(first, [], "hello", 4000)], fresh=False)
+    assert "- Python import: `import alpha`" in before
+    write(repo, "alpha/mod_1.py", module(9, 2))  # alpha's tree changes, the others stay
+    write(repo, "src/demo/__init__.py", "")  # the package named like the project, in src/
+    write(repo, "noxfile.py", "")
+    second = commit(repo, env, "second")
+    copy = repo.parent / "copy"
+    shutil.copytree(repo, copy, symlinks=True)
+    [expected] = overviews(copy, env, [(second, [], "hello", 4000)], fresh=True)
+    assert "- Python import: `import demo`" in expected and "`nox`" in expected
+    objects = repo / ".git" / "objects"
+    for folder in ("beta", "gamma", "tests", "src/delta"):
+        tree = git(repo, env, "rev-parse", f"{second}:{folder}").strip()
+        assert tree == git(repo, env, "rev-parse", f"{first}:{folder}").strip()
+        (objects / tree[:2] / tree[2:]).unlink()  # loose: committed by `git commit`
+    [updated] = overviews(repo, env, [(second, [], "hello", 4000)], fresh=False)
+    assert updated == expected

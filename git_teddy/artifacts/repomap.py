@@ -108,6 +108,11 @@ class Census:
     languages: Counter[str] = field(default_factory=Counter)
     names: Counter[str] = field(default_factory=Counter)
     workflows: int = 0
+    # What System Information tells the project from (artifacts/system_info.py): the root's
+    # files and folders, `<folder>/__init__.py` and `src/<folder>/__init__.py`; and how
+    # many .py files are at the root or one folder down.
+    project: Counter[str] = field(default_factory=Counter)
+    shallow_python: int = 0
 
     @classmethod
     def of(cls, paths: Iterable[str]) -> "Census":
@@ -125,6 +130,21 @@ class Census:
             language = LANGUAGES.get(_suffix(path).lower())
             if language:
                 self.languages[language] += sign
+            self._count_project(path, sign)
+
+    def _count_project(self, path: str, sign: int) -> None:
+        parts = path.split("/", 3)
+        self.project[parts[0]] += sign  # a root file, or the folder the path is in
+        if len(parts) <= 2 and path.endswith(".py"):
+            self.shallow_python += sign
+        if len(parts) == 2 and parts[1] == "__init__.py":
+            self.project[path] += sign
+        elif len(parts) >= 3 and parts[0] == "src" and parts[2] == "__init__.py":
+            self.project[f"src/{parts[1]}/__init__.py"] += sign
+
+    def project_paths(self) -> list[str]:
+        """The paths of `project` (those still in the tree), in path order."""
+        return sorted(path for path, n in self.project.items() if n > 0)
 
     def tools(self, manifests: Mapping[str, str]) -> list[str]:
         """Languages (most files first, then by name) and tools, with the root manifests'

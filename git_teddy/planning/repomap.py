@@ -38,8 +38,8 @@ from git_teddy.planning.context_cache import write_derived, write_entry
 from git_teddy.planning.system_info import system_information
 
 # bump when an entry's layout or the rendering changes (4: listings made in a subdirectory
-# held only that subdirectory, issue 26)
-FORMAT = 4
+# held only that subdirectory, issue 26; 5: the census keeps what System Information reads)
+FORMAT = 5
 MAX_ENTRIES = 32
 MAX_LISTINGS = 8  # one per recent tree: a 100,000-file listing is a few MB
 MAX_KNOWN_SYMBOLS = 4096  # files whose symbols are kept by blob across trees
@@ -110,6 +110,8 @@ def _read_listing(path: Path, tree: str | None = None) -> Listing | None:
         census.languages.update({str(k): int(v) for k, v in entry["languages"].items()})
         census.names.update({str(k): int(v) for k, v in entry["names"].items()})
         census.workflows = int(entry["workflows"])
+        census.project.update({str(k): int(v) for k, v in entry["project"].items()})
+        census.shallow_python = int(entry["shallow_python"])
         symbols = {
             str(p): (str(b), [_symbol(fields) for fields in syms])
             for p, (b, syms) in entry["symbols"].items()
@@ -141,6 +143,8 @@ def _write_listing(repo: GitRepo, listing: Listing) -> None:
         "languages": dict(listing.census.languages),
         "names": dict(listing.census.names),
         "workflows": listing.census.workflows,
+        "project": {path: n for path, n in listing.census.project.items() if n},
+        "shallow_python": listing.census.shallow_python,
         "symbols": {
             path: [
                 blob,
@@ -171,7 +175,13 @@ def _updated(repo: GitRepo, old: Listing, tree: str) -> Listing:
     gone = set(changes)
     new = [(path, size, blob) for path, (size, blob) in changes.items() if blob]
     before = {path for path, _, _ in old.files if path in gone}
-    census = Census(old.census.languages.copy(), old.census.names.copy(), old.census.workflows)
+    census = Census(
+        old.census.languages.copy(),
+        old.census.names.copy(),
+        old.census.workflows,
+        old.census.project.copy(),
+        old.census.shallow_python,
+    )
     census.count(before, -1)
     census.count([path for path, _, _ in new], 1)
     return Listing(tree, reorder(old.files, gone, new), census, old.symbols)
@@ -261,4 +271,5 @@ def repository_overview(
     if new:
         _write_listing(repo, listing)
     tools, text = hit
-    return f"{system_information(repo, tree, tools, probe_tools)}\n{text}"
+    info = system_information(repo, tree, tools, listing.census, probe_tools)
+    return f"{info}\n{text}"
