@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from git_teddy.artifacts.repomap import Census, in_order, reorder
 from testing.commands import git
 
 OVERVIEWS = """
@@ -172,3 +173,29 @@ def test_an_update_reads_no_folder_that_did_not_change(repo: Path, env: dict[str
         (objects / tree[:2] / tree[2:]).unlink()  # loose: committed by `git commit`
     [updated] = overviews(repo, env, [(second, [], "hello", 4000)], fresh=False)
     assert updated == expected
+
+
+def test_reorder_places_each_change_by_bisection_and_is_a_sort_from_scratch() -> None:
+    """Pure: a listing updated path by path (sizes as listed, a wrong size, a path that was
+    never there) is the sorted listing of the new files, and so is its census."""
+    chance = random.Random(7)
+    names = [f"{d}/f{n}{s}" for d in ("a", "a/b", "c") for n in range(30) for s in (".py", ".md")]
+    old = {path: (chance.randrange(5), f"{n:040x}") for n, path in enumerate(names)}
+    for _ in range(40):
+        ordered = in_order((p, size, blob) for p, (size, blob) in old.items())
+        gone = dict(chance.sample([(p, size) for p, (size, _) in old.items()], 6))
+        gone[chance.choice(list(old))] = 99  # not the listed size: found by a pass
+        gone["never/there.py"] = 1
+        added = {f"new/{chance.randrange(99)}.py" for _ in range(3)} - set(old)
+        new = [(path, chance.randrange(5), "b" * 40) for path in sorted(added)]
+        new += [(path, size + 1, "c" * 40) for path, size in list(gone.items())[:2]]
+        after = {p: v for p, v in old.items() if p not in gone} | {p: (s, b) for p, s, b in new}
+        expected = in_order((p, size, blob) for p, (size, blob) in after.items())
+        assert reorder(ordered, gone, new) == expected
+        census = Census.of(old)
+        census.count([p for p in gone if p in old], -1)
+        census.count([p for p, _, _ in new], 1)
+        fresh = Census.of(after)
+        assert census.project_paths() == fresh.project_paths()
+        assert (census.shallow_python > 0) == (fresh.shallow_python > 0)
+        old = after

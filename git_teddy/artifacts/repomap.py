@@ -91,6 +91,7 @@ MANIFESTS = tuple(dict.fromkeys(name for name, _, _ in MENTIONS))
 class TrackedFile:
     path: str
     size: int  # bytes as stored; -1 for a submodule (a gitlink has no size)
+    blob: str = ""  # its object id, when known
 
 
 # ---- what the repository is made of ------------------------------------------------------------
@@ -195,14 +196,29 @@ def in_order(files: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str]
     return sorted(files, key=lambda entry: centrality(entry[0], entry[1]))
 
 
+def _centrality_of(entry: tuple[str, int, str]) -> tuple[int, bool, int, str]:
+    return centrality(entry[0], entry[1])
+
+
 def reorder(
-    ordered: list[tuple[str, int, str]], gone: set[str], new: list[tuple[str, int, str]]
+    ordered: list[tuple[str, int, str]], gone: Mapping[str, int], new: list[tuple[str, int, str]]
 ) -> list[tuple[str, int, str]]:
-    """`ordered` (by centrality) without the paths `gone` and with the entries `new`, still
-    in order: what a tree's change does to its listing, at the cost of the change."""
-    kept = [entry for entry in ordered if entry[0] not in gone] if gone else list(ordered)
+    """`ordered` (by centrality) without the paths `gone` (path -> the size it was listed
+    with) and with the entries `new`, still in order: what a tree's change does to its
+    listing, at the cost of the change (each path found and placed by bisection; one
+    whose size was not the listed one is looked for in a pass over the rest)."""
+    kept = list(ordered)
+    missed = set()
+    for path, size in gone.items():
+        at = bisect.bisect_left(kept, centrality(path, size), key=_centrality_of)
+        if at < len(kept) and kept[at][0] == path:
+            del kept[at]
+        else:
+            missed.add(path)
+    if missed:
+        kept = [entry for entry in kept if entry[0] not in missed]
     for entry in in_order(new):
-        bisect.insort(kept, entry, key=lambda e: centrality(e[0], e[1]))
+        bisect.insort(kept, entry, key=_centrality_of)
     return kept
 
 
@@ -216,22 +232,22 @@ def rank(
     off the front."""
     limit = len(ordered) if limit is None else limit
     if not focus:
-        return [TrackedFile(path, size) for path, size, _ in ordered[:limit]]
+        return [TrackedFile(path, size, blob) for path, size, blob in ordered[:limit]]
     near = {_folder(path) for path in focus}
     named: list[TrackedFile] = []
     neighbours: list[TrackedFile] = []
     rest: list[TrackedFile] = []
     taken: Counter[str] = Counter()  # neighbours by folder
-    for path, size, _ in ordered:
+    for path, size, blob in ordered:
         if path in focus:
-            named.append(TrackedFile(path, size))
+            named.append(TrackedFile(path, size, blob))
             continue
         folder = _folder(path)
         if folder in near and taken[folder] < NEIGHBOURS:
             taken[folder] += 1
-            neighbours.append(TrackedFile(path, size))
+            neighbours.append(TrackedFile(path, size, blob))
         elif len(rest) < limit:
-            rest.append(TrackedFile(path, size))
+            rest.append(TrackedFile(path, size, blob))
     return (named + neighbours + rest)[:limit]
 
 

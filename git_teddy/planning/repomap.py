@@ -65,15 +65,13 @@ def _read_entry(path: Path, key: str) -> tuple[list[str], str] | None:
     return [str(tool) for tool in tools], text
 
 
-def _symbols(
-    repo: GitRepo, files: list[TrackedFile], blobs: dict[str, str]
-) -> dict[str, list[Symbol]]:
-    """The symbols of the source files among `files` (`blobs`: their object ids)."""
+def _symbols(repo: GitRepo, files: list[TrackedFile]) -> dict[str, tuple[str, list[Symbol]]]:
+    """The symbols of the source files among `files`, with their blobs, by path."""
     found = {}
     for file in files:
         if has_symbols(file.path) and 0 < file.size <= MAX_PYTHON_BYTES:
-            data = repo.read_object(blobs[file.path])
-            found[file.path] = file_symbols(file.path, data.decode("utf-8", "replace"))
+            data = repo.read_object(file.blob)
+            found[file.path] = file.blob, file_symbols(file.path, data.decode("utf-8", "replace"))
     return found
 
 
@@ -172,11 +170,11 @@ def _newest_listing(repo: GitRepo) -> Listing | None:
 
 
 def _updated(repo: GitRepo, old: Listing, tree: str) -> Listing:
-    """`old` brought to `tree` by the diff between their trees."""
+    """`old` brought to `tree` by the diff between their trees: its files placed, its
+    census counted and its symbols dropped for the changed paths alone."""
     changes = repo.tree_changes(old.tree, tree)
-    gone = set(changes)
-    new = [(path, size, blob) for path, (size, blob) in changes.items() if blob]
-    before = {path for path, _, _ in old.files if path in gone}
+    gone = {path: size for path, ((size, blob), _) in changes.items() if blob}
+    new = [(path, size, blob) for path, (_, (size, blob)) in changes.items() if blob]
     census = Census(
         old.census.languages.copy(),
         old.census.names.copy(),
@@ -184,9 +182,10 @@ def _updated(repo: GitRepo, old: Listing, tree: str) -> Listing:
         old.census.project.copy(),
         old.census.shallow_python,
     )
-    census.count(before, -1)
+    census.count(gone, -1)
     census.count([path for path, _, _ in new], 1)
-    return Listing(tree, reorder(old.files, gone, new), census, old.symbols)
+    symbols = {path: known for path, known in old.symbols.items() if path not in changes}
+    return Listing(tree, reorder(old.files, gone, new), census, symbols)
 
 
 def _listing(repo: GitRepo, tree: str) -> tuple[Listing, bool]:
@@ -212,38 +211,39 @@ def _compute(
     manifests = {
         name: (repo.read_file(tree, name) or b"").decode("utf-8", "replace") for name in MANIFESTS
     }
-    blobs = {path: blob for path, _, blob in listing.files}
     # The files defining or calling a symbol the message names come first, with the named
     # ones. Which other files could be shown: those that fit without symbols; then, with
     # their symbols, render_map keeps those that still fit. Symbols read for a blob before
-    # are not read again.
-    files = [TrackedFile(path, size) for path, size, _ in listing.files] if names else []
-    named = _naming(repo, files, blobs, names) if names else {}
+    # are not read again (the listing's are of its tree's blobs: `_updated` drops those of
+    # the changed paths).
+    named = _naming(repo, listing.files, names) if names else {}
     ranked = rank(listing.files, focus | set(named), most_shown(budget))
     candidates = [f for f in select(ranked, budget, {}) if f.path not in named]
-    known = {p: s for p, (b, s) in listing.symbols.items() if blobs.get(p) == b}
-    symbols = {f.path: known[f.path] for f in candidates if f.path in known}
-    symbols.update(_symbols(repo, [f for f in candidates if f.path not in known], blobs))
-    symbols.update(named)
-    kept = known if len(known) + len(symbols) <= MAX_KNOWN_SYMBOLS else {}
-    listing.symbols = {p: (blobs[p], s) for p, s in {**kept, **symbols}.items()}
+    known = listing.symbols
+    found = {f.path: known[f.path] for f in candidates if f.path in known}
+    found.update(_symbols(repo, [f for f in candidates if f.path not in known]))
+    found.update(named)
+    kept = known if len(known) + len(found) <= MAX_KNOWN_SYMBOLS else {}
+    listing.symbols = {**kept, **found}
+    symbols = {path: listed for path, (_, listed) in found.items()}
     text = render_map(ranked, len(listing.files), budget, symbols, names)
     return listing.census.tools(manifests), text
 
 
 def _naming(
-    repo: GitRepo, files: list[TrackedFile], blobs: dict[str, str], names: frozenset[str]
-) -> dict[str, list[Symbol]]:
-    """The symbols of the source files (the first MAX_SEARCHED) that define a symbol of
-    `names` or use one (its callers): only the files whose text has a name are parsed."""
-    sources = [f for f in files if has_symbols(f.path) and 0 < f.size <= MAX_PYTHON_BYTES]
+    repo: GitRepo, files: list[tuple[str, int, str]], names: frozenset[str]
+) -> dict[str, tuple[str, list[Symbol]]]:
+    """The symbols (with their blobs) of the source files among `files` (path, size, blob;
+    the first MAX_SEARCHED) that define a symbol of `names` or use one (its callers): only
+    the files whose text has a name are parsed."""
+    sources = [f for f in files if has_symbols(f[0]) and 0 < f[1] <= MAX_PYTHON_BYTES]
     found = {}
-    for file in sources[:MAX_SEARCHED]:
-        data = repo.read_object(blobs[file.path])
+    for path, _, blob in sources[:MAX_SEARCHED]:
+        data = repo.read_object(blob)
         if any(name.encode() in data for name in names):
-            symbols = file_symbols(file.path, data.decode("utf-8", "replace"))
+            symbols = file_symbols(path, data.decode("utf-8", "replace"))
             if any(s.name in names or s.refs & names for s in symbols):
-                found[file.path] = symbols
+                found[path] = blob, symbols
     return found
 
 
