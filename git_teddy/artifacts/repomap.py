@@ -163,16 +163,17 @@ class Census:
 _WORD = re.compile(r"[\w./-]+")
 
 
-def mentioned(paths: Iterable[str], texts: Iterable[str]) -> set[str]:
-    """The tracked paths a text names, by path or by a file name of 4+ characters."""
+def mentioned(paths: Iterable[str], texts: Iterable[str], named: Iterable[str] = ()) -> set[str]:
+    """The tracked paths a text names, by path or by a file name of 4+ characters, and
+    those of `named` (the context's resources) that are tracked: one pass over `paths`,
+    none when there is nothing to look for."""
     words = {w.strip("./`'\"") for text in texts for w in _WORD.findall(text)}
     words.discard("")
     names = {word for word in words if len(word) >= 4 and "/" not in word}
-    listed = paths if isinstance(paths, list) else list(paths)
-    found = words.intersection(listed)
-    if names:  # by file name: one pass over the paths, nothing built per path
-        found.update(path for path in listed if path[path.rfind("/") + 1 :] in names)
-    return found
+    wanted = words.union(named)
+    if names:  # by file name: nothing built per path
+        return {path for path in paths if path in wanted or path[path.rfind("/") + 1 :] in names}
+    return {path for path in paths if path in wanted} if wanted else set()
 
 
 def _suffix(path: str) -> str:
