@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from git_teddy.artifacts.repomap import Census, in_order, reorder
+from git_teddy.artifacts.repomap import Census, in_order, mentioned, reorder
 from testing.commands import git
 
 OVERVIEWS = """
@@ -199,3 +199,23 @@ def test_reorder_places_each_change_by_bisection_and_is_a_sort_from_scratch() ->
         assert census.project_paths() == fresh.project_paths()
         assert (census.shallow_python > 0) == (fresh.shallow_python > 0)
         old = after
+
+
+def test_the_focus_is_the_paths_named_by_path_or_by_file_name() -> None:
+    """Pure: `mentioned` (C-level passes) finds what a per-path reading finds: the context's
+    tracked names, paths a message names, and files a message names by a 4+ letter name."""
+    chance = random.Random(3)
+    parts = ["app.py", "main", "src", "util.py", "a.md", "edit", "README.md", "lib"]
+    paths = sorted({"/".join(chance.choices(parts, k=chance.randint(1, 3))) for _ in range(300)})
+    for _ in range(60):
+        words = chance.choices([*parts, *chance.sample(paths, 3), "./src/app.py", "`main`"], k=5)
+        named = [*chance.sample(paths, 2), "not/tracked.py"]
+        message = " ".join(words)
+        names = {w.strip("./`'\"") for w in words}
+        expected = {
+            path
+            for path in paths
+            if path in named or path in names or path.rsplit("/", 1)[-1] in names
+            if len(path.rsplit("/", 1)[-1]) >= 4 or path in names or path in named
+        }
+        assert mentioned(paths, [message], named) == expected

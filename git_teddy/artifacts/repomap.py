@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 
 from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.artifacts.symbols import Symbol
@@ -165,15 +166,20 @@ _WORD = re.compile(r"[\w./-]+")
 
 def mentioned(paths: Iterable[str], texts: Iterable[str], named: Iterable[str] = ()) -> set[str]:
     """The tracked paths a text names, by path or by a file name of 4+ characters, and
-    those of `named` (the context's resources) that are tracked: one pass over `paths`,
-    none when there is nothing to look for."""
+    those of `named` (the context's resources) that are tracked: none looked for when
+    nothing is asked, else C-level passes over `paths` (no Python code per path)."""
     words = {w.strip("./`'\"") for text in texts for w in _WORD.findall(text)}
     words.discard("")
     names = {word for word in words if len(word) >= 4 and "/" not in word}
-    wanted = words.union(named)
-    if names:  # by file name: nothing built per path
-        return {path for path in paths if path in wanted or path[path.rfind("/") + 1 :] in names}
-    return {path for path in paths if path in wanted} if wanted else set()
+    wanted = words.union(named)  # a root file named by its name is among these
+    if not wanted:
+        return set()
+    listed = paths if isinstance(paths, list) else list(paths)
+    found = wanted.intersection(listed)
+    if names:
+        ends = tuple(f"/{name}" for name in names)
+        found.update(compress(listed, map(str.endswith, listed, repeat(ends))))
+    return found
 
 
 def _suffix(path: str) -> str:

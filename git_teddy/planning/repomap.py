@@ -266,7 +266,7 @@ def repository_overview(
     if budget <= 0:
         return ""
     listing, new = _listing(repo, tree)
-    focus = mentioned(map(itemgetter(0), listing.files), [message], names)
+    focus = mentioned(list(map(itemgetter(0), listing.files)), [message], names)
     symbol_names = mentioned_names(message)
     key = json.dumps(
         [FORMAT, tree, budget, sorted(focus), sorted(symbol_names)], ensure_ascii=False
