@@ -8,9 +8,11 @@ their sizes and blobs, what the tools are found from, the symbols read so far by
 `teddy/repomap/<tree>-<crc>.json` the map for a budget and focus. A new message that names
 no other file than the last one reads two files; only a new tree or a new focus renders
 again. A new tree's listing is the newest listing updated by the diff between the two
-trees (one `git diff-tree`, the sizes of the new blobs, the symbols of the changed files
-read again): a turn that changed three files pays for three files, not for the tree. Only
-the first tree (or one whose previous listing is gone) is listed whole. The system
+trees (one `git diff-tree`, the sizes of the changed blobs, each changed path placed by
+bisection, the symbols of the changed files read again): a turn that changed three files
+pays for three files, not for the tree. Only the first tree (or one whose previous listing
+is gone) is listed whole. The listing's census also holds what System Information tells
+the project from (root files and folders, packages), so no folder is read for it. The system
 information is planning/system_info.py's (its tool probes cached by what is on PATH).
 """
 
