@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 from git_teddy.artifacts.repomap import Census, in_order, mentioned, reorder
-from testing.commands import git
+from testing.commands import Teddy, git
+from testing.plans import create, plan_text
 
 OVERVIEWS = """
 import json, shutil, sys
@@ -219,3 +220,37 @@ def test_the_focus_is_the_paths_named_by_path_or_by_file_name() -> None:
             if len(path.rsplit("/", 1)[-1]) >= 4 or path in names or path in named
         }
         assert mentioned(paths, [message], named) == expected
+
+
+def git_processes(teddy: Teddy, repo: Path, *args: str) -> list[str]:
+    """Run `git teddy ARGS`; the command line of each git process it started (trace2)."""
+    trace = repo.parent / "trace2.json"
+    trace.unlink(missing_ok=True)
+    Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).ok(repo, *args)
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    argvs = [e["argv"][1:] for e in events if e["event"] == "start"]
+    return [" ".join(argv) for argv in argvs if argv[:1] != ["teddy"]]
+
+
+def test_a_context_glob_is_expanded_from_the_listing_the_tree_diff_updates(
+    repo: Path, env: dict[str, str], teddy: Teddy
+) -> None:
+    """A context with a glob needs the tree's paths: they come from the map's listing,
+    updated by the diff from the last tree's, so a second turn lists no tree whole (on the
+    code that ran `git ls-tree -r` for every such turn this failed), and the glob takes in
+    the file the first turn created."""
+    write(repo, ".teddy/global.context", "/src/*.py\n")
+    write(repo, "src/first.py", "def first():\n    pass\n")
+    commit(repo, env, "a glob in the context")
+    teddy.ok(repo, "new", "globs")
+    plan = repo.parent / "plan.md"
+    plan.write_text(plan_text(create("src/second.py", "def second():\n    pass\n")))
+    teddy.ok(repo, "plan", "-m", "turn 1", "--from-file", str(plan))
+    teddy.ok(repo, "execute", "-y")
+    plan.write_text(plan_text(create("notes.txt", "n\n")))
+    started = git_processes(teddy, repo, "plan", "-m", "turn 2", "--from-file", str(plan))
+    assert [line for line in started if line.startswith("ls-tree -r")] == [], started
+    assert any(line.startswith("diff-tree") for line in started), started
+    session = git(repo, env, "for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/teddy/")
+    log = git(repo, env, "show", f"{session.strip()}:02/_context.log")
+    assert "src/second.py" in log and "src/first.py" in log

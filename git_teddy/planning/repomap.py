@@ -217,6 +217,16 @@ def _listing(repo: GitRepo, tree: str) -> tuple[Listing, bool]:
     return Listing(tree, files, Census.of(path for path, _, _ in files)), True
 
 
+def tree_paths(repo: GitRepo, tree: str) -> list[str]:
+    """Every file path of `tree` (what `git ls-tree -r` lists, in the map's order): the map's
+    listing of `tree`, stored, or made from the last tree's by their diff (and stored, so
+    the map reads it back): a context's globs cost what the turn changed."""
+    listing, new = _listing(repo, tree)
+    if new:
+        _write_listing(repo, listing)
+    return list(map(itemgetter(0), listing.files))
+
+
 def _compute(
     repo: GitRepo, listing: Listing, focus: set[str], budget: int, names: frozenset[str]
 ) -> tuple[list[str], str]:
