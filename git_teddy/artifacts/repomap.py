@@ -111,8 +111,8 @@ class Census:
     names: Counter[str] = field(default_factory=Counter)
     workflows: int = 0
     # What System Information tells the project from (artifacts/system_info.py): the root's
-    # files and folders, `<folder>/__init__.py` and `src/<folder>/__init__.py`; and how
-    # many .py files are at the root or one folder down.
+    # files, `<folder>/__init__.py` and `src/<folder>/__init__.py`; and how many .py files
+    # are one folder down (those at the root are among the root's files).
     project: Counter[str] = field(default_factory=Counter)
     shallow_python: int = 0
 
@@ -132,17 +132,18 @@ class Census:
             language = LANGUAGES.get(_suffix(path).lower())
             if language:
                 self.languages[language] += sign
-            self._count_project(path, sign)
+            if name == path:
+                self.project[path] += sign
+            elif path.endswith(".py"):
+                self._count_python(path, name, sign)
 
-    def _count_project(self, path: str, sign: int) -> None:
-        parts = path.split("/", 3)
-        self.project[parts[0]] += sign  # a root file, or the folder the path is in
-        if len(parts) <= 2 and path.endswith(".py"):
+    def _count_python(self, path: str, name: str, sign: int) -> None:
+        """A .py file below the root: one folder down, or a package's `__init__.py`."""
+        depth = path.count("/")
+        if depth == 1:
             self.shallow_python += sign
-        if len(parts) == 2 and parts[1] == "__init__.py":
+        if name == "__init__.py" and (depth == 1 or (depth == 2 and path.startswith("src/"))):
             self.project[path] += sign
-        elif len(parts) >= 3 and parts[0] == "src" and parts[2] == "__init__.py":
-            self.project[f"src/{parts[1]}/__init__.py"] += sign
 
     def project_paths(self) -> list[str]:
         """The paths of `project` (those still in the tree), in path order."""
