@@ -234,6 +234,8 @@ def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
     assert not modules & {"git_teddy.redact", "git_teddy.gitstore.apply", *PLAN_PARSER}
     assert "git_teddy.artifacts.report" not in modules  # read for --applied alone
     assert "git_teddy.session.restore" not in modules  # the result is the store's to find
+    # the base is read from turn.yaml as plain data: no model to validate (issue 31 item 5)
+    assert not loaded(modules, "pydantic"), sorted(loaded(modules, "pydantic"))
     output, modules = imported_modules(repo, env, "log")
     assert "01" in output
     # the turn graph is made of commits' trailers: no YAML to read, no model to validate
