@@ -252,3 +252,23 @@ def test_list_from_a_warm_index_loads_no_archive_modules(
     output, modules = imported_modules(repo, env, "list")
     assert "lean" in output
     assert not modules & {"shutil", "bz2", "lzma"}
+
+
+def test_yamls_refused_characters_are_compiled_from_their_complement() -> None:
+    """PyYAML compiles at import the class of characters its pure-Python reader refuses
+    (57 million instructions of re's compiler); git-teddy's start puts in re's cache the
+    complement class under PyYAML's pattern: its import takes that one, which refuses the
+    same characters, every code point checked."""
+    code = (
+        "import re, sys\n"
+        "from git_teddy.gitstore.runner import YAML_NON_PRINTABLE, seed_yaml_pattern\n"
+        "seed_yaml_pattern()\n"
+        "import yaml.reader\n"
+        "seeded = yaml.reader.Reader.NON_PRINTABLE\n"
+        "every = ''.join(map(chr, range(sys.maxunicode + 1)))\n"
+        "as_written = re.compile(YAML_NON_PRINTABLE, re.DOTALL)  # another key: compiled anew\n"
+        "same = seeded.findall(every) == as_written.findall(every)\n"
+        "print(seeded.pattern != YAML_NON_PRINTABLE, same)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "True"]
