@@ -272,3 +272,17 @@ def test_yamls_refused_characters_are_compiled_from_their_complement() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["True", "True"]
+
+
+def test_validate_loads_neither_the_report_nor_yaml(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Checking a plan reads Markdown: the context list's rules (which the parser asks) name
+    the execution report only for a type."""
+    plan = tmp_path / "plan.md"
+    plan.write_text(PLAN)
+    output, modules = imported_modules(repo, env, "validate", str(plan))
+    assert "EDIT app.py" in output
+    assert not loaded(modules, "yaml", "git_teddy.artifacts.report"), sorted(
+        loaded(modules, "yaml", "git_teddy.artifacts.report")
+    )
