@@ -236,6 +236,9 @@ def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
     assert "git_teddy.session.restore" not in modules  # the result is the store's to find
     # the base is read from turn.yaml as plain data: no model to validate (issue 31 item 5)
     assert not loaded(modules, "pydantic"), sorted(loaded(modules, "pydantic"))
+    output, modules = imported_modules(repo, env, "blame", "app.py")
+    assert "/01" in output  # the turn's line, found by its base as diff finds it
+    assert not loaded(modules, "pydantic"), sorted(loaded(modules, "pydantic"))
     output, modules = imported_modules(repo, env, "log")
     assert "01" in output
     # the turn graph is made of commits' trailers: no YAML to read, no model to validate
