@@ -281,11 +281,15 @@ def test_validate_loads_neither_the_report_nor_yaml(
     repo: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
     """Checking a plan reads Markdown: the context list's rules (which the parser asks) name
-    the execution report only for a type."""
+    the execution report only for a type, and the clipboard is `preprocess --clipboard`'s."""
     plan = tmp_path / "plan.md"
     plan.write_text(PLAN)
     output, modules = imported_modules(repo, env, "validate", str(plan))
     assert "EDIT app.py" in output
     assert not loaded(modules, "yaml", "git_teddy.artifacts.report"), sorted(
         loaded(modules, "yaml", "git_teddy.artifacts.report")
+    )
+    # nor the model providers' package: the clipboard's tools are for `preprocess --clipboard`
+    assert not loaded(modules, "git_teddy.llm", "shutil"), sorted(
+        loaded(modules, "git_teddy.llm", "shutil")
     )
