@@ -55,6 +55,8 @@ def test_new_loads_no_plan_parser_and_no_redactor(repo: Path, env: dict[str, str
     assert not modules & (PLAN_PARSER | {"git_teddy.redact"})
     # nor the models of plans and reports: a new session's log has no turn to read
     assert not modules & {"git_teddy.artifacts.plan.models", "git_teddy.artifacts.report"}
+    # nor the patterns of plans' dashboards and of failed commands' output
+    assert not modules & {"git_teddy.artifacts.sessionlog.tasks", "git_teddy.artifacts.output"}
 
 
 def test_a_turn_without_commands_loads_no_worktree_module(
@@ -165,6 +167,7 @@ def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
     assert "git_teddy.redact" in modules
     assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "git_teddy.planning.pipelines")
     assert "tomllib" not in modules  # the project has no TOML file for System Information
+    assert "git_teddy.artifacts.output" not in modules  # no action failed: no output to cut
 
 
 PROBE_PLUGIN = """import os, sys
