@@ -55,6 +55,8 @@ def test_new_loads_no_plan_parser_and_no_redactor(repo: Path, env: dict[str, str
     assert not modules & (PLAN_PARSER | {"git_teddy.redact"})
     # nor the models of plans and reports: a new session's log has no turn to read
     assert not modules & {"git_teddy.artifacts.plan.models", "git_teddy.artifacts.report"}
+    # nor the patterns of plans' dashboards and of failed commands' output
+    assert not modules & {"git_teddy.artifacts.sessionlog.tasks", "git_teddy.artifacts.output"}
 
 
 def test_a_turn_without_commands_loads_no_worktree_module(
@@ -165,6 +167,7 @@ def test_a_turn_with_the_patterns_cached_loads_no_detector_network_or_provider(
     assert "git_teddy.redact" in modules
     assert not loaded(modules, *NETWORK, *PROVIDERS, *DETECTOR, "git_teddy.planning.pipelines")
     assert "tomllib" not in modules  # the project has no TOML file for System Information
+    assert "git_teddy.artifacts.output" not in modules  # no action failed: no output to cut
 
 
 PROBE_PLUGIN = """import os, sys
@@ -234,6 +237,11 @@ def test_diff_of_a_turn_loads_neither_the_redactor_nor_the_file_placer(
     assert not modules & {"git_teddy.redact", "git_teddy.gitstore.apply", *PLAN_PARSER}
     assert "git_teddy.artifacts.report" not in modules  # read for --applied alone
     assert "git_teddy.session.restore" not in modules  # the result is the store's to find
+    # the base is read from turn.yaml as plain data: no model to validate (issue 31 item 5)
+    assert not loaded(modules, "pydantic"), sorted(loaded(modules, "pydantic"))
+    output, modules = imported_modules(repo, env, "blame", "app.py")
+    assert "/01" in output  # the turn's line, found by its base as diff finds it
+    assert not loaded(modules, "pydantic"), sorted(loaded(modules, "pydantic"))
     output, modules = imported_modules(repo, env, "log")
     assert "01" in output
     # the turn graph is made of commits' trailers: no YAML to read, no model to validate
@@ -250,3 +258,41 @@ def test_list_from_a_warm_index_loads_no_archive_modules(
     output, modules = imported_modules(repo, env, "list")
     assert "lean" in output
     assert not modules & {"shutil", "bz2", "lzma"}
+
+
+def test_yamls_refused_characters_are_compiled_from_their_complement() -> None:
+    """PyYAML compiles at import the class of characters its pure-Python reader refuses
+    (57 million instructions of re's compiler); git-teddy's start puts in re's cache the
+    complement class under PyYAML's pattern: its import takes that one, which refuses the
+    same characters, every code point checked."""
+    code = (
+        "import re, sys\n"
+        "from git_teddy.gitstore.runner import YAML_NON_PRINTABLE, seed_yaml_pattern\n"
+        "seed_yaml_pattern()\n"
+        "import yaml.reader\n"
+        "seeded = yaml.reader.Reader.NON_PRINTABLE\n"
+        "every = ''.join(map(chr, range(sys.maxunicode + 1)))\n"
+        "as_written = re.compile(YAML_NON_PRINTABLE, re.DOTALL)  # another key: compiled anew\n"
+        "same = seeded.findall(every) == as_written.findall(every)\n"
+        "print(seeded.pattern != YAML_NON_PRINTABLE, same)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "True"]
+
+
+def test_validate_loads_neither_the_report_nor_yaml(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Checking a plan reads Markdown: the context list's rules (which the parser asks) name
+    the execution report only for a type, and the clipboard is `preprocess --clipboard`'s."""
+    plan = tmp_path / "plan.md"
+    plan.write_text(PLAN)
+    output, modules = imported_modules(repo, env, "validate", str(plan))
+    assert "EDIT app.py" in output
+    assert not loaded(modules, "yaml", "git_teddy.artifacts.report"), sorted(
+        loaded(modules, "yaml", "git_teddy.artifacts.report")
+    )
+    # nor the model providers' package: the clipboard's tools are for `preprocess --clipboard`
+    assert not loaded(modules, "git_teddy.llm", "shutil"), sorted(
+        loaded(modules, "git_teddy.llm", "shutil")
+    )

@@ -12,8 +12,10 @@ folder on the session branch): spec 002 4.1 lists the previous turn's in the nex
 
 import fnmatch
 import re
+from typing import TYPE_CHECKING
 
-from git_teddy.artifacts.report import ExecutionReport
+if TYPE_CHECKING:  # the report's models (pydantic, yaml) are after_report's caller's
+    from git_teddy.artifacts.report import ExecutionReport
 
 GLOBAL_CONTEXT = ".teddy/global.context"  # in the project, committed by the team
 SESSION_PREFIX = "session:"
@@ -92,7 +94,7 @@ def drop_entry(session: list[str], entry: str, still_given: bool) -> list[str]:
 
 
 def after_report(
-    session: list[str], global_entries: list[str], report: ExecutionReport
+    session: list[str], global_entries: list[str], report: "ExecutionReport"
 ) -> list[str]:
     """`session.context` after a turn's successful PRUNEs and READs: a PRUNE of an entry the
     global or session level gives excludes it, a READ of an excluded entry brings it back

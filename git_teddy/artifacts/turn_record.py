@@ -6,7 +6,7 @@ from decimal import Decimal
 import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from git_teddy.artifacts.yamlio import Unreadable, load_model
+from git_teddy.artifacts.yamlio import load_model
 
 COST_DECIMALS = 10  # USD; prices per million tokens have at most a few decimals
 
@@ -83,13 +83,3 @@ def read_record(data: bytes | None) -> TurnRecord | None:
     that gather known states pass it over; a command acting on that turn names it
     (SessionStore.read_record)."""
     return None if data is None else TurnRecord.from_yaml(data)
-
-
-def base_snapshot(data: bytes | None) -> str | None:
-    """The base snapshot a turn.yaml names, None when there is none or it is damaged: for
-    the readers that only gather known states, which go on without a damaged turn's."""
-    try:
-        record = read_record(data)
-    except Unreadable:
-        return None
-    return record.base_snapshot if record else None

@@ -6,13 +6,15 @@ Session YAML may come from a teammate: it is read within YAML_LIMIT bytes and wi
 aliases (`&a` ... `*a`, which git-teddy never writes: nine levels of them make a few lines
 expand to billions of items, an alias bomb), both refused before anything is built."""
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:  # pydantic only for load_model: plain YAML readers do without it
+    from pydantic import BaseModel
 
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-Model = TypeVar("Model", bound=BaseModel)
+Model = TypeVar("Model", bound="BaseModel")
 YAML_LIMIT = 4 * 1024 * 1024  # bytes: teddy's largest YAML file (a report) is far smaller
 
 
@@ -56,20 +58,30 @@ def _may_alias(text: str | bytes) -> bool:
     return b"*" in text if isinstance(text, bytes) else "*" in text
 
 
-def load_model(model: type[Model], data: str | bytes) -> Model:
-    """`data` (UTF-8 YAML) as a `model`; Unreadable saying why when it is not one."""
+def load_data(data: str | bytes) -> Any:
+    """`data` (UTF-8 YAML) as plain data, as load_model reads it before validating;
+    Unreadable saying why when it is not UTF-8 YAML teddy reads."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as error:
         raise Unreadable(f"it is not UTF-8 text (byte {error.start})") from None
     try:
-        return model.model_validate(load_yaml(text))
+        return load_yaml(text)
     except Refused:
         raise
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise Unreadable(f"it is not valid YAML{where}") from None
+
+
+def load_model(model: type[Model], data: str | bytes) -> Model:
+    """`data` (UTF-8 YAML) as a `model`; Unreadable saying why when it is not one."""
+    from pydantic import ValidationError  # imported by the model's module already
+
+    plain = load_data(data)
+    try:
+        return model.model_validate(plain)
     except ValidationError as error:
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or "the whole file"

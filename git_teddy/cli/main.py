@@ -171,10 +171,15 @@ def serve_cached_context(argv: list[str]) -> int | None:
 
 
 def run() -> None:
-    from git_teddy.gitstore.runner import anchor_repository_env, skip_pydantic_plugins
+    from git_teddy.gitstore.runner import (
+        anchor_repository_env,
+        seed_yaml_pattern,
+        skip_pydantic_plugins,
+    )
 
     anchor_repository_env()  # before any git runs, the cached answer's included
     skip_pydantic_plugins()
+    seed_yaml_pattern()
     if sys.argv[1:2] == ["context"]:
         code = serve_cached_context(sys.argv[2:])
         if code is not None:

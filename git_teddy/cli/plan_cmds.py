@@ -13,7 +13,6 @@ from git_teddy.artifacts.plan.models import Plan
 from git_teddy.artifacts.plan.validate import Problem
 from git_teddy.cli.textio import echo_json, read_text
 from git_teddy.errors import TeddyError
-from git_teddy.llm.clipboard import clipboard_tool, run_clipboard_tool
 
 
 @click.command()
@@ -56,6 +55,9 @@ def preprocess(file: str | None, in_place: bool, clipboard: bool) -> None:
     if in_place and (file is None or file == "-"):
         raise click.UsageError("--in-place needs a FILE")
     if clipboard:
+        # the model providers' package (and shutil) only for the clipboard: not for a file
+        from git_teddy.llm.clipboard import clipboard_tool, run_clipboard_tool
+
         paste, copy = clipboard_tool()
         text = sanitize(run_clipboard_tool(paste))
         run_clipboard_tool(copy, text)

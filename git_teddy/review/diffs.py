@@ -10,7 +10,7 @@ import shlex
 from dataclasses import dataclass
 
 from git_teddy.artifacts.folder import REPORT, SESSION_FILE_LIMIT, TURN_RECORD
-from git_teddy.artifacts.turn_record import base_snapshot
+from git_teddy.artifacts.turn_base import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.session.models import TurnCommit, iso_time, turn_commit_from_message
 from git_teddy.session.store import SessionStore, TurnRef

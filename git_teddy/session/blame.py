@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from git_teddy.artifacts.folder import TURN_RECORD
 from git_teddy.artifacts.paths import PathRefused, confine
 from git_teddy.artifacts.trailers import parse_trailers
-from git_teddy.artifacts.turn_record import base_snapshot
+from git_teddy.artifacts.turn_base import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore import snapshot_worktree
 from git_teddy.gitstore.changes import is_null_id

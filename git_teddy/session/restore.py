@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from git_teddy.artifacts.folder import TURN_RECORD
-from git_teddy.artifacts.turn_record import base_snapshot
+from git_teddy.artifacts.turn_base import base_snapshot
 from git_teddy.errors import ConcurrentUpdateError, TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore import snapshot_worktree

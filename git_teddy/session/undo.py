@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from git_teddy.artifacts.folder import REPORT, TURN_RECORD
 from git_teddy.artifacts.report import RunSummary, parse_report
 from git_teddy.artifacts.trailers import parse_trailers
-from git_teddy.artifacts.turn_record import base_snapshot
+from git_teddy.artifacts.turn_base import base_snapshot
 from git_teddy.errors import TeddyError
 from git_teddy.faultpoint import reached
 from git_teddy.gitstore.apply import (

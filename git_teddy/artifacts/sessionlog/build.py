@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from git_teddy.artifacts.names import subagent_session_id
-from git_teddy.artifacts.output import failure_excerpt
 from git_teddy.artifacts.sessionlog.callouts import (
     answered,
     embedded_subagent,
@@ -44,7 +43,6 @@ from git_teddy.artifacts.sessionlog.model import (
 )
 from git_teddy.artifacts.sessionlog.render import render_phase
 from git_teddy.artifacts.sessionlog.steering import Steering, with_steering
-from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks
 from git_teddy.artifacts.turn_record import TurnRecord
 
 if TYPE_CHECKING:  # read from a turn's files, which the caller parsed: `new` parses none
@@ -258,6 +256,8 @@ def phase_blocks(turn: TurnFiles, later: Sequence[TurnFiles]) -> list[Block]:
         blocks.append(ToolCalls(calls=[tool_call(log) for log in logs]))
     blocks += [_failure(log, later) for log in logs if log.status == "FAILURE"]
     blocks += _user_interventions(logs, later[0] if later else None)
+    from git_teddy.artifacts.sessionlog.tasks import dashboard_tasks  # `new` has no plan
+
     tasks = dashboard_tasks(turn.plan.rationale) if turn.plan else None
     if tasks:
         blocks.append(tasks)
@@ -316,6 +316,8 @@ def _user_interventions(logs: "Sequence[ActionLog]", next_turn: TurnFiles | None
 
 
 def _failure(log: "ActionLog", later: Sequence[TurnFiles]) -> Callout:
+    from git_teddy.artifacts.output import failure_excerpt  # its patterns: a failed action's
+
     call = call_text(log)
     summary = summary_of(log)
     # the first error and the last lines: the cause a test run states at its top and the
