@@ -143,11 +143,12 @@ class PieceCounts:
         pieces = split(name, text)
         if pieces is None:
             return None
+        known, added = self._counts().get(name, {}), self._new.get(name, {})
         total = 0
-        for piece in pieces:
-            count = self._known(name, piece)
-            if count is None:
-                return None
+        for piece in pieces:  # as _known, inlined: a text is thousands of pieces
+            count = added.get(piece) or known.get(piece)
+            if type(count) is not int or count < 1:
+                return None  # new, or damaged
             total += count
         return total
 
