@@ -230,3 +230,23 @@ def test_a_text_with_a_lone_surrogate_is_counted_by_the_tokenizer(
     text = "a \ud800 b c"
     assert counter.count(text) == len(cl100k.encode_ordinary(text))
     counter.save()
+
+
+def test_count_many_mixes_piece_counts_and_the_tokenizers(
+    tmp_path: Path, cl100k: tiktoken.Encoding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "empty").mkdir()
+    for name, value in no_network(tmp_path / "empty").items():
+        monkeypatch.setenv(name, value)
+    first = TokenCounter("o200k_base", tmp_path / "tokens.json")
+    first.count("alpha beta gamma 12 34\n")
+    first.save()
+    counter = TokenCounter("o200k_base", tmp_path / "tokens.json")
+    texts = ["gamma alpha 34 12\n", "an unseen sentence\n", "beta beta\n", "more new words\n"]
+    counts = counter.count_many([(text, None) for text in texts])
+    assert counts == [len(cl100k.encode_ordinary(text)) for text in texts]
+    counter.save()
+    again = TokenCounter("o200k_base", tmp_path / "tokens.json")  # every piece now known
+    text = "more unseen words\n"  # a new text: pieces of the second and fourth
+    assert again.count(text) == len(cl100k.encode_ordinary(text))
+    assert again._tokenizer is None

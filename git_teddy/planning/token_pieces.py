@@ -29,7 +29,10 @@ from git_teddy.gitstore.permissions import Shared
 
 VERSION = 1
 MAX_PIECES = 100_000  # per encoding; the oldest pieces go first
-MAX_TEXT = 256 * 1024  # characters: a longer text goes to the tokenizer (this split is Python)
+# Characters. The split here is Python's (about 10 MB/s), loading a tokenizer 0.2 s of CPU:
+MAX_TEXT = 1_000_000  # a longer text goes to the tokenizer
+MAX_LEARN = 256 * 1024  # a longer text's pieces are not learned
+LEARN_BUDGET = 2_000_000  # texts learned per process, at most: a cold context costs little more
 MAX_PIECE = 64  # characters: longer pieces (long runs of spaces, base64) are not kept
 
 # tiktoken_ext.openai_public's patterns, as tiktoken 0.7-0.14 give them (a test compares).
@@ -106,6 +109,7 @@ class PieceCounts:
         self.path = path
         self.shared = shared or Shared()
         self.keep = keep  # pieces per encoding
+        self._budget = LEARN_BUDGET  # characters left to learn from in this process
         self._data: dict[str, dict[str, int]] | None = None
         self._new: dict[str, dict[str, int]] = {}
 
@@ -161,8 +165,9 @@ class PieceCounts:
     def learn(self, name: str, text: str, whole: int, count_piece: Callable[[str], int]) -> None:
         """Keep the counts of `text`'s new pieces, `count_piece` counting each, when they add
         up to `whole` (the tokenizer's count of the text): never a count that disagrees."""
-        if len(text) > MAX_TEXT:
+        if len(text) > min(MAX_LEARN, self._budget):
             return
+        self._budget -= len(text)
         pieces = split(name, text)
         if pieces is None:
             return

@@ -330,10 +330,11 @@ class TokenCounter:
         encoded on all cores at once (tiktoken releases the GIL while it encodes)."""
         keys = [key if key is not None else blob_id(text) for text, key in items]
         counts = [self.cached(key) for key in keys]
-        counts = [
-            self._from_pieces(items[i][0], key) if hit is None else hit
-            for i, (key, hit) in enumerate(zip(keys, counts, strict=True))
-        ]
+        for i, key in enumerate(keys):  # until one needs the tokenizer: then it counts the rest
+            if counts[i] is None:
+                counts[i] = self._from_pieces(items[i][0], key)
+                if counts[i] is None:
+                    break
         missing = [i for i, hit in enumerate(counts) if hit is None]
         if not missing:
             return [hit or 0 for hit in counts]
