@@ -40,6 +40,22 @@ def test_execute_runs_no_git_command_twice(repo: Path, teddy: Teddy) -> None:
     assert sum(line.startswith("diff-tree ") for line in processes) == 1, processes
 
 
+def test_plan_checks_the_reply_once(repo: Path, teddy: Teddy) -> None:
+    """The plan's refusals (a write into a submodule, a part a file lacks) were checked when
+    the reply was read, then again: the second `ls-tree` of the written paths is gone."""
+    plan = repo.parent / "plan.md"
+    plan.write_text(plan_text(edit("README.md", "# demo", "# demo 2")))
+    teddy.ok(repo, "new", "processes")
+    trace = repo.parent / "trace2.json"
+    env = {**teddy.env, "GIT_TRACE2_EVENT": str(trace)}
+    Teddy(env).ok(repo, "plan", "-m", "edit", "--from-file", str(plan))
+    processes = started(trace)
+    written = [line for line in processes if line.startswith("ls-tree ") and " -- " in line]
+    assert len(written) == 1, processes  # the paths the plan writes: any submodule there?
+    twice = {line for line, n in Counter(processes).items() if n > 1}
+    assert twice <= {BATCH_CHECK}, processes
+
+
 READS = """
 import sys
 from pathlib import Path
