@@ -10,6 +10,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
+from git_teddy.gitstore.permissions import Shared
+from git_teddy.planning.tool_probe import Probes
 from testing.commands import Teddy
 from testing.plans import edit, plan_text
 
@@ -86,3 +90,49 @@ def test_a_blob_size_is_asked_once_and_a_missing_file_runs_no_git(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["True", "True", "7"]
     assert started(trace).count(BATCH_CHECK) == 1, started(trace)
+
+
+def test_gits_version_is_asked_once(repo: Path, teddy: Teddy) -> None:
+    """Every plan's system information names git's version: asked once, then cached with the
+    developer tools (planning/tool_probe.py) while the `git` on PATH stays the same."""
+    plan = repo.parent / "plan.md"
+    plan.write_text(plan_text(edit("README.md", "# demo", "# demo 2")))
+    trace = repo.parent / "trace2.json"
+    version = subprocess.run(["git", "--version"], capture_output=True, text=True, check=True)
+    asked = []
+    for session in ("first", "second"):
+        trace.unlink(missing_ok=True)
+        teddy.ok(repo, "new", session)
+        Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).ok(
+            repo, "plan", "-m", "edit", "--from-file", str(plan)
+        )
+        asked.append("--version" in started(trace))
+        context = teddy.ok(repo, "context").stdout
+        assert f"- git: {version.stdout.split()[-1]}\n" in context
+        teddy.ok(repo, "discard")
+    assert asked == [True, False]
+
+
+def test_another_git_on_path_is_asked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    git = folder / "git"
+    git.write_text("#!/bin/sh\n")
+    git.chmod(0o755)
+    monkeypatch.setenv("PATH", str(folder))
+    cache = tmp_path / "tools.json"
+    asked: list[str] = []
+
+    def ask() -> str:
+        asked.append("asked")
+        return f"2.{len(asked)}"
+
+    assert Probes(cache, Shared()).git_version(ask) == "2.1"
+    assert Probes(cache, Shared()).git_version(ask) == "2.1"  # cached in the file
+    git.write_text("#!/bin/sh\n# upgraded\n")
+    assert Probes(cache, Shared()).git_version(ask) == "2.2"
+    cache.write_text("{damaged")
+    assert Probes(cache, Shared()).git_version(ask) == "2.3"
+    assert len(asked) == 3
