@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from bench_snapshot import CACHE, FILES, file_path, git, prepare, sealed_env, timed, traced
+from turn_split import shares, split_line
 
 EDITED = 3
 GOAL = 10.0  # the naive cycle should cost at least this many times a turn
@@ -45,20 +46,38 @@ class Turns:
 
     def __init__(self) -> None:
         self.plans: list[float] = []
+        self.plans_in_git: list[float] = []
         self.executes: list[float] = []
         self.in_git: list[float] = []
         self.status: list[float] = []
+        self.shares: dict[str, dict[str, float]] = {}
 
     def take(self, repo: Path, env: dict[str, str], plan_file: Path) -> None:
-        plan = ["git", "teddy", "plan", "-m", "edit", "--from-file", str(plan_file)]
-        self.plans.append(timed(plan, repo, env))
+        total, git_part = traced([*plan_args(plan_file)], repo, env)
+        self.plans.append(total)
+        self.plans_in_git.append(git_part)
         self.status.append(timed(["git", "status"], repo, env))
         total, git_part = traced(["git", "teddy", "execute", "-y"], repo, env)
         self.executes.append(total)
         self.in_git.append(git_part)
 
+    def profile(self, repo: Path, env: dict[str, str], plan_file: Path) -> None:
+        """One more turn, under cProfile (not timed): the shares of the split."""
+        self.shares["plan"] = shares(plan_args(plan_file)[2:], repo, env)
+        self.shares["execute"] = shares(["execute", "-y"], repo, env)
+
+    def split(self, command: str) -> str:
+        walls, in_git = (
+            (self.plans, self.plans_in_git) if command == "plan" else (self.executes, self.in_git)
+        )
+        return split_line(self.warm(walls), self.warm(in_git), self.shares[command])
+
     def warm(self, figures: list[float]) -> float:
         return statistics.median(figures[1:])  # the first turn fills the worktree pool
+
+
+def plan_args(plan_file: Path) -> list[str]:
+    return ["git", "teddy", "plan", "-m", "edit", "--from-file", str(plan_file)]
 
 
 def report(files: int, runs: int, edits: Turns, commands: Turns, naive: list[float]) -> None:
@@ -73,6 +92,9 @@ def report(files: int, runs: int, edits: Turns, commands: Turns, naive: list[flo
         print(f"{'  of which git processes':44}{git_part:>8.3f}s   {git_part / anchor:.2f}x status")
         print(f"{'  the rest: Python (imports, models)':44}{execute - git_part:>8.3f}s")
         print(f"{'git status (same run)':44}{anchor:>8.3f}s")
+        if turns.shares:
+            for command in ("plan", "execute"):
+                print(f"  {command} ({title}, {files} files): {turns.split(command)}")
     anchor = edits.warm(edits.status)
     whole = statistics.median(
         p + e for p, e in zip(edits.plans[1:], edits.executes[1:], strict=True)
@@ -92,6 +114,17 @@ def report(files: int, runs: int, edits: Turns, commands: Turns, naive: list[flo
     verdict = "ok" if ratio <= EXECUTE_GOAL else "MISS"
     label = f"execute with an EXECUTE at {files} files / status"
     print(f"{label:48}{ratio:>8.2f}x   goal <= {EXECUTE_GOAL:g}x: {verdict}")
+
+
+def first_use(commands: Turns, checkout: float, files: int) -> None:
+    """Issue 31: the first EXECUTE turn makes the scratch worktree at the cost of at most
+    one checkout of the tree (`git worktree add` of it): what the first turn's execute costs
+    beyond a warm one, over that."""
+    extra = commands.executes[0] - commands.warm(commands.executes)
+    print(f"{'git worktree add (one checkout)':44}{checkout:>8.3f}s")
+    label = f"first EXECUTE turn's extra at {files} files / checkout"
+    verdict = "ok" if extra <= checkout else "MISS"
+    print(f"{label:48}{extra / checkout:>8.2f}x   goal <= 1x: {verdict}")
 
 
 def main() -> int:
@@ -122,15 +155,22 @@ def main() -> int:
                 turns = edits if round_ <= args.runs else commands
                 plan_file.write_text(plan_for(paths, numbers, round_, turns is commands))
                 turns.take(repo, env, plan_file)
+            for number, turns in enumerate((edits, commands)):
+                plan_file.write_text(plan_for(paths, numbers, 2 * args.runs + 2 + number,
+                                              turns is commands))  # fmt: skip
+                turns.profile(repo, env, plan_file)
         finally:
             git(repo, env, "checkout", "-q", "--", *paths)
-        naive = []
+        naive, checkouts = [], []
         for _ in range(args.naive_runs):
             tree = Path(scratch) / "naive"
             add = timed(["git", "worktree", "add", "-q", "--detach", str(tree), "HEAD"], repo, env)
             remove = timed(["git", "worktree", "remove", "--force", str(tree)], repo, env)
             naive.append(add + remove)
+            checkouts.append(add)
     report(args.files, args.runs, edits, commands, naive)
+    if checkouts:
+        first_use(commands, statistics.median(checkouts), args.files)
     return 0
 
 

@@ -164,9 +164,19 @@ def scan(repo: Path, env: dict[str, str]) -> tuple[float, SessionIndex]:
     from git_teddy.artifacts.sessionlog.parse import parse_log
 
     started = time.perf_counter()
-    refs = git(repo, env, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/teddy")
+    refs = git(
+        repo,
+        env,
+        "for-each-ref",
+        "--format=%(objectname) %(refname) %(authorname) %(authoremail)",
+        "refs/heads/teddy",
+    )
+    fields = [line.split(" ", 2) for line in refs.splitlines()]
+    # `list` shows who started a session (its first commit's author): each generated session
+    # is one commit on refs/heads/teddy/<id>/main, so its tip's author is that author
+    authors = {name.split("/")[3]: author for _, name, author in fields}
     tips = group_session_refs(
-        {name: sha for sha, name in (line.split(" ") for line in refs.splitlines())},
+        {name: sha for sha, name, _ in fields},
         "teddy/",
         (),  # local branches only: the benchmark's repository has no remotes
     )
@@ -187,6 +197,7 @@ def scan(repo: Path, env: dict[str, str]) -> tuple[float, SessionIndex]:
             base_snapshot=None,
             root_time=log.meta.started,
             last_active=log.meta.started,
+            author=authors.get(session, ""),
         )
         row, shares = build_rows(facts, 1)
         index.sessions[session], index.agents[session] = row, shares
@@ -314,7 +325,8 @@ def main() -> int:
     same = listed == scan_list and json.loads(outputs[2]) == scan_stats
     print(built.strip())
     report(args.sessions, args.runs, setup, scanned, warm)
-    print(f"same answers from the index and from the scan: {'yes' if same else 'NO'}")
+    answer = f"same answers from the index and from the scan: {'yes' if same else 'NO'}"
+    print(f"{answer:60}goal: the same: {'ok' if same else 'MISS'}")
     return 0
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from bench_export import played
 from bench_snapshot import git, sealed_env, timed, traced
+from turn_split import shares, split_line
 
 FILES = 200
 # Seconds of imports per command. Issue 16 P1 gives a turn 1.5x `git status` on the
@@ -121,9 +122,10 @@ class Bench:
         git(self.repo, self.env, "checkout", "-q", "--", ".")
 
 
-def small_turns(scratch: Path, env: dict[str, str], runs: int) -> list[float]:
+def small_turns(scratch: Path, env: dict[str, str], runs: int) -> tuple[list[float], list[str]]:
     """Seconds of each turn (`plan --from-file` + `execute -y`, each a new tree) in a
-    repository of 3 files, after one warm-up turn."""
+    repository of 3 files, after one warm-up turn; and where the plan's and the execute's
+    medians go (imports / tokenizer / other Python / git; one more turn, profiled)."""
     repo = scratch / "small"
     repo.mkdir()
     git(repo, env, "init", "-q", "-b", "main")
@@ -133,12 +135,25 @@ def small_turns(scratch: Path, env: dict[str, str], runs: int) -> list[float]:
     git(repo, env, "commit", "-q", "-m", "initial")
     timed(["git", "teddy", "new", "small"], repo, env)
     plan_file = scratch / "small-plan.md"
-    seconds = []
+    plan = ["plan", "--from-file", str(plan_file), "-m", "e"]
+    figures: dict[str, list[tuple[float, float]]] = {"plan": [], "execute": []}
     for n in range(1, runs + 2):
         plan_file.write_text(plan_text("a.txt", f"a.txt v{n - 1}", f"a.txt v{n}"))
-        plan = timed(["git", "teddy", "plan", "--from-file", str(plan_file), "-m", "e"], repo, env)
-        seconds.append(plan + timed(["git", "teddy", "execute", "-y"], repo, env))
-    return seconds[1:]
+        figures["plan"].append(traced(["git", "teddy", *plan], repo, env))
+        figures["execute"].append(traced(["git", "teddy", "execute", "-y"], repo, env))
+    plan_file.write_text(plan_text("a.txt", f"a.txt v{runs + 1}", f"a.txt v{runs + 2}"))
+    share = {"plan": shares(plan, repo, env), "execute": shares(["execute", "-y"], repo, env)}
+    splits = [
+        f"  {name} (3-file repository): "
+        + split_line(
+            statistics.median(wall for wall, _ in taken[1:]),
+            statistics.median(in_git for _, in_git in taken[1:]),
+            share[name],
+        )
+        for name, taken in figures.items()
+    ]
+    turns = [p[0] + e[0] for p, e in zip(figures["plan"], figures["execute"], strict=True)]
+    return turns[1:], splits
 
 
 def read_commands(turns: int, runs: int) -> dict[str, tuple[float, float, float]]:
@@ -221,10 +236,12 @@ def main() -> int:
             bench.round(profile=False)
             bench.round(profile=True)
         python = python_startup(env, repo, args.runs)
-        turn = statistics.median(small_turns(Path(scratch), env, args.runs))
+        turns, splits = small_turns(Path(scratch), env, args.runs)
     report(bench, python, args.runs)
+    turn = statistics.median(turns)
     verdict = "ok" if turn <= TURN_GOAL else "MISS"
     label = "a turn in a 3-file repository (plan + execute)"
+    print("\n".join(splits))
     print(f"{label:48}{turn:>8.3f}s   goal <= {TURN_GOAL:g} s: {verdict}")
     report_reads(args.turns, read_commands(args.turns, args.runs))
     return 0

@@ -14,7 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from testing.commands import git
+from git_teddy.artifacts.repomap import Census, in_order, mentioned, reorder
+from testing.commands import Teddy, git
+from testing.plans import create, plan_text
 
 OVERVIEWS = """
 import json, shutil, sys
@@ -142,3 +144,113 @@ def test_an_update_reads_only_the_blobs_that_changed(repo: Path, env: dict[str, 
     assert updated == expected
     assert "def renamed(x)" in updated and "def added(y)" in updated
     assert "mod_05.py" not in updated and "def f7_1(a, b)" in updated
+
+
+def test_an_update_reads_no_folder_that_did_not_change(repo: Path, env: dict[str, str]) -> None:
+    """System Information tells the project from the listing's census, kept up to date by
+    the same diff: after the first map, the trees of the folders the second commit left
+    alone are deleted, and the second overview is still the one a build from scratch gives
+    (in a copy that has them). On the code that listed every top folder it failed."""
+    write(repo, "pyproject.toml", "[project]\nname = 'demo'\n[tool.ruff]\n")
+    for place, folder in enumerate(("alpha", "beta", "gamma", "src/delta", "tests")):
+        write(repo, f"{folder}/__init__.py", "")
+        for number in range(3):
+            write(repo, f"{folder}/mod_{number}.py", module(10 * place + number, 1))
+    first = commit(repo, env, "first")
+    [before] = overviews(repo, env, [(first, [], "hello", 4000)], fresh=False)
+    assert "- Python import: `import alpha`" in before
+    write(repo, "alpha/mod_1.py", module(9, 2))  # alpha's tree changes, the others stay
+    write(repo, "src/demo/__init__.py", "")  # the package named like the project, in src/
+    write(repo, "noxfile.py", "")
+    second = commit(repo, env, "second")
+    copy = repo.parent / "copy"
+    shutil.copytree(repo, copy, symlinks=True)
+    [expected] = overviews(copy, env, [(second, [], "hello", 4000)], fresh=True)
+    assert "- Python import: `import demo`" in expected and "`nox`" in expected
+    objects = repo / ".git" / "objects"
+    for folder in ("beta", "gamma", "tests", "src/delta"):
+        tree = git(repo, env, "rev-parse", f"{second}:{folder}").strip()
+        assert tree == git(repo, env, "rev-parse", f"{first}:{folder}").strip()
+        (objects / tree[:2] / tree[2:]).unlink()  # loose: committed by `git commit`
+    [updated] = overviews(repo, env, [(second, [], "hello", 4000)], fresh=False)
+    assert updated == expected
+
+
+def test_reorder_places_each_change_by_bisection_and_is_a_sort_from_scratch() -> None:
+    """Pure: a listing updated path by path (sizes as listed, a wrong size, a path that was
+    never there) is the sorted listing of the new files, and so is its census."""
+    chance = random.Random(7)
+    names = [f"{d}/f{n}{s}" for d in ("a", "a/b", "c") for n in range(30) for s in (".py", ".md")]
+    old = {path: (chance.randrange(5), f"{n:040x}") for n, path in enumerate(names)}
+    for _ in range(40):
+        ordered = in_order((p, size, blob) for p, (size, blob) in old.items())
+        gone = dict(chance.sample([(p, size) for p, (size, _) in old.items()], 6))
+        gone[chance.choice(list(old))] = 99  # not the listed size: found by a pass
+        gone["never/there.py"] = 1
+        added = {f"new/{chance.randrange(99)}.py" for _ in range(3)} - set(old)
+        new = [(path, chance.randrange(5), "b" * 40) for path in sorted(added)]
+        new += [(path, size + 1, "c" * 40) for path, size in list(gone.items())[:2]]
+        after = {p: v for p, v in old.items() if p not in gone} | {p: (s, b) for p, s, b in new}
+        expected = in_order((p, size, blob) for p, (size, blob) in after.items())
+        assert reorder(ordered, gone, new) == expected
+        census = Census.of(old)
+        census.count([p for p in gone if p in old], -1)
+        census.count([p for p, _, _ in new], 1)
+        fresh = Census.of(after)
+        assert census.project_paths() == fresh.project_paths()
+        assert (census.shallow_python > 0) == (fresh.shallow_python > 0)
+        old = after
+
+
+def test_the_focus_is_the_paths_named_by_path_or_by_file_name() -> None:
+    """Pure: `mentioned` (C-level passes) finds what a per-path reading finds: the context's
+    tracked names, paths a message names, and files a message names by a 4+ letter name."""
+    chance = random.Random(3)
+    parts = ["app.py", "main", "src", "util.py", "a.md", "edit", "README.md", "lib"]
+    paths = sorted({"/".join(chance.choices(parts, k=chance.randint(1, 3))) for _ in range(300)})
+    for _ in range(60):
+        words = chance.choices([*parts, *chance.sample(paths, 3), "./src/app.py", "`main`"], k=5)
+        named = [*chance.sample(paths, 2), "not/tracked.py"]
+        message = " ".join(words)
+        names = {w.strip("./`'\"") for w in words}
+        expected = {
+            path
+            for path in paths
+            if path in named or path in names or path.rsplit("/", 1)[-1] in names
+            if len(path.rsplit("/", 1)[-1]) >= 4 or path in names or path in named
+        }
+        assert mentioned(paths, [message], named) == expected
+
+
+def git_processes(teddy: Teddy, repo: Path, *args: str) -> list[str]:
+    """Run `git teddy ARGS`; the command line of each git process it started (trace2)."""
+    trace = repo.parent / "trace2.json"
+    trace.unlink(missing_ok=True)
+    Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).ok(repo, *args)
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    argvs = [e["argv"][1:] for e in events if e["event"] == "start"]
+    return [" ".join(argv) for argv in argvs if argv[:1] != ["teddy"]]
+
+
+def test_a_context_glob_is_expanded_from_the_listing_the_tree_diff_updates(
+    repo: Path, env: dict[str, str], teddy: Teddy
+) -> None:
+    """A context with a glob needs the tree's paths: they come from the map's listing,
+    updated by the diff from the last tree's, so a second turn lists no tree whole (on the
+    code that ran `git ls-tree -r` for every such turn this failed), and the glob takes in
+    the file the first turn created."""
+    write(repo, ".teddy/global.context", "/src/*.py\n")
+    write(repo, "src/first.py", "def first():\n    pass\n")
+    commit(repo, env, "a glob in the context")
+    teddy.ok(repo, "new", "globs")
+    plan = repo.parent / "plan.md"
+    plan.write_text(plan_text(create("src/second.py", "def second():\n    pass\n")))
+    teddy.ok(repo, "plan", "-m", "turn 1", "--from-file", str(plan))
+    teddy.ok(repo, "execute", "-y")
+    plan.write_text(plan_text(create("notes.txt", "n\n")))
+    started = git_processes(teddy, repo, "plan", "-m", "turn 2", "--from-file", str(plan))
+    assert [line for line in started if line.startswith("ls-tree -r")] == [], started
+    assert any(line.startswith("diff-tree") for line in started), started
+    session = git(repo, env, "for-each-ref", "--format=%(refname:lstrip=2)", "refs/heads/teddy/")
+    log = git(repo, env, "show", f"{session.strip()}:02/_context.log")
+    assert "src/second.py" in log and "src/first.py" in log

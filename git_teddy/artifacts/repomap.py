@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 
 from git_teddy.artifacts.plan.fences import fence_for
 from git_teddy.artifacts.symbols import Symbol
@@ -91,6 +92,7 @@ MANIFESTS = tuple(dict.fromkeys(name for name, _, _ in MENTIONS))
 class TrackedFile:
     path: str
     size: int  # bytes as stored; -1 for a submodule (a gitlink has no size)
+    blob: str = ""  # its object id, when known
 
 
 # ---- what the repository is made of ------------------------------------------------------------
@@ -108,6 +110,11 @@ class Census:
     languages: Counter[str] = field(default_factory=Counter)
     names: Counter[str] = field(default_factory=Counter)
     workflows: int = 0
+    # What System Information tells the project from (artifacts/system_info.py): the root's
+    # files, `<folder>/__init__.py` and `src/<folder>/__init__.py`; and how many .py files
+    # are one folder down (those at the root are among the root's files).
+    project: Counter[str] = field(default_factory=Counter)
+    shallow_python: int = 0
 
     @classmethod
     def of(cls, paths: Iterable[str]) -> "Census":
@@ -125,6 +132,22 @@ class Census:
             language = LANGUAGES.get(_suffix(path).lower())
             if language:
                 self.languages[language] += sign
+            if name == path:
+                self.project[path] += sign
+            elif path.endswith(".py"):
+                self._count_python(path, name, sign)
+
+    def _count_python(self, path: str, name: str, sign: int) -> None:
+        """A .py file below the root: one folder down, or a package's `__init__.py`."""
+        depth = path.count("/")
+        if depth == 1:
+            self.shallow_python += sign
+        if name == "__init__.py" and (depth == 1 or (depth == 2 and path.startswith("src/"))):
+            self.project[path] += sign
+
+    def project_paths(self) -> list[str]:
+        """The paths of `project` (those still in the tree), in path order."""
+        return sorted(path for path, n in self.project.items() if n > 0)
 
     def tools(self, manifests: Mapping[str, str]) -> list[str]:
         """Languages (most files first, then by name) and tools, with the root manifests'
@@ -142,15 +165,21 @@ class Census:
 _WORD = re.compile(r"[\w./-]+")
 
 
-def mentioned(paths: Iterable[str], texts: Iterable[str]) -> set[str]:
-    """The tracked paths a text names, by path or by a file name of 4+ characters."""
+def mentioned(paths: Iterable[str], texts: Iterable[str], named: Iterable[str] = ()) -> set[str]:
+    """The tracked paths a text names, by path or by a file name of 4+ characters, and
+    those of `named` (the context's resources) that are tracked: none looked for when
+    nothing is asked, else C-level passes over `paths` (no Python code per path)."""
     words = {w.strip("./`'\"") for text in texts for w in _WORD.findall(text)}
     words.discard("")
     names = {word for word in words if len(word) >= 4 and "/" not in word}
+    wanted = words.union(named)  # a root file named by its name is among these
+    if not wanted:
+        return set()
     listed = paths if isinstance(paths, list) else list(paths)
-    found = words.intersection(listed)
-    if names:  # by file name: one pass over the paths, nothing built per path
-        found.update(path for path in listed if path[path.rfind("/") + 1 :] in names)
+    found = wanted.intersection(listed)
+    if names:
+        ends = tuple(f"/{name}" for name in names)
+        found.update(compress(listed, map(str.endswith, listed, repeat(ends))))
     return found
 
 
@@ -175,14 +204,29 @@ def in_order(files: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str]
     return sorted(files, key=lambda entry: centrality(entry[0], entry[1]))
 
 
+def _centrality_of(entry: tuple[str, int, str]) -> tuple[int, bool, int, str]:
+    return centrality(entry[0], entry[1])
+
+
 def reorder(
-    ordered: list[tuple[str, int, str]], gone: set[str], new: list[tuple[str, int, str]]
+    ordered: list[tuple[str, int, str]], gone: Mapping[str, int], new: list[tuple[str, int, str]]
 ) -> list[tuple[str, int, str]]:
-    """`ordered` (by centrality) without the paths `gone` and with the entries `new`, still
-    in order: what a tree's change does to its listing, at the cost of the change."""
-    kept = [entry for entry in ordered if entry[0] not in gone] if gone else list(ordered)
+    """`ordered` (by centrality) without the paths `gone` (path -> the size it was listed
+    with) and with the entries `new`, still in order: what a tree's change does to its
+    listing, at the cost of the change (each path found and placed by bisection; one
+    whose size was not the listed one is looked for in a pass over the rest)."""
+    kept = list(ordered)
+    missed = set()
+    for path, size in gone.items():
+        at = bisect.bisect_left(kept, centrality(path, size), key=_centrality_of)
+        if at < len(kept) and kept[at][0] == path:
+            del kept[at]
+        else:
+            missed.add(path)
+    if missed:
+        kept = [entry for entry in kept if entry[0] not in missed]
     for entry in in_order(new):
-        bisect.insort(kept, entry, key=lambda e: centrality(e[0], e[1]))
+        bisect.insort(kept, entry, key=_centrality_of)
     return kept
 
 
@@ -196,22 +240,22 @@ def rank(
     off the front."""
     limit = len(ordered) if limit is None else limit
     if not focus:
-        return [TrackedFile(path, size) for path, size, _ in ordered[:limit]]
+        return [TrackedFile(path, size, blob) for path, size, blob in ordered[:limit]]
     near = {_folder(path) for path in focus}
     named: list[TrackedFile] = []
     neighbours: list[TrackedFile] = []
     rest: list[TrackedFile] = []
     taken: Counter[str] = Counter()  # neighbours by folder
-    for path, size, _ in ordered:
+    for path, size, blob in ordered:
         if path in focus:
-            named.append(TrackedFile(path, size))
+            named.append(TrackedFile(path, size, blob))
             continue
         folder = _folder(path)
         if folder in near and taken[folder] < NEIGHBOURS:
             taken[folder] += 1
-            neighbours.append(TrackedFile(path, size))
+            neighbours.append(TrackedFile(path, size, blob))
         elif len(rest) < limit:
-            rest.append(TrackedFile(path, size))
+            rest.append(TrackedFile(path, size, blob))
     return (named + neighbours + rest)[:limit]
 
 

@@ -233,13 +233,16 @@ def python_package(paths: Iterable[str], name: str) -> tuple[str, str] | None:
     return sorted(packages)[0] if packages else None
 
 
-def describe_project(paths: Iterable[str], files: Mapping[str, str], folder: str) -> Project:
-    """All of the above, from the tracked paths and the root files' texts (`files`)."""
+def describe_project(
+    paths: Iterable[str], files: Mapping[str, str], folder: str, python: bool = False
+) -> Project:
+    """All of the above, from the tracked paths and the root files' texts (`files`);
+    `python`: whether .py files are tracked beside those of `paths`."""
     listed = list(paths)
     name, named_by = project_name(files, folder)
     package = (
         python_package(listed, name)
-        if "pyproject.toml" in files or any(p.endswith(".py") for p in listed)
+        if python or "pyproject.toml" in files or any(p.endswith(".py") for p in listed)
         else None
     )
     module, root = package if package else (None, "")

@@ -198,22 +198,39 @@ class TreesPart(ObjectsPart):
                 files.append((path, int(size) if size.isdigit() else -1, oid))
         return files
 
-    def tree_changes(self, old_tree: str, new_tree: str) -> dict[str, tuple[int, str]]:
+    def tree_changes(
+        self, old_tree: str, new_tree: str
+    ) -> dict[str, tuple[tuple[int, str], tuple[int, str]]]:
         """What differs between two trees, as `list_files_sized` would list it: path ->
-        (size, blob) in `new_tree`, (0, "") for a path gone; one `git diff-tree` (which
+        ((size, blob) in `old_tree`, (size, blob) in `new_tree`), (0, "") where the path is
+        absent (-1 for the size of an old blob no longer stored); one `git diff-tree` (which
         reads only the folders that differ) and one `git cat-file --batch-check` of the
-        new blobs' sizes."""
+        blobs' sizes."""
         fields = self.raw_tree_diff(old_tree, new_tree).split("\0")
-        found: dict[str, tuple[str, str]] = {}  # path -> (mode, blob)
+        found: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {}  # path -> (mode, blob)s
         for meta, path in zip(fields[0::2], fields[1::2], strict=False):
             if meta:
-                _, mode, _, blob, status = meta.lstrip(":").split(" ")
-                found[path] = ("", "") if status == "D" else (mode, blob)
-        blobs = [blob for mode, blob in found.values() if blob and mode != GITLINK_MODE]
-        sizes = blob_sizes(blobs, self.cwd) if blobs else {}
+                old_mode, mode, old_blob, blob, status = meta.lstrip(":").split(" ")
+                before = ("", "") if status == "A" else (old_mode, old_blob)
+                found[path] = (before, ("", "") if status == "D" else (mode, blob))
+        blobs = {
+            blob
+            for sides in found.values()
+            for mode, blob in sides
+            if blob and mode != GITLINK_MODE
+        }
+        sizes = blob_sizes(sorted(blobs), self.cwd) if blobs else {}
+
+        def sized(mode: str, blob: str, old: bool) -> tuple[int, str]:
+            if not blob:
+                return 0, ""
+            if mode == GITLINK_MODE:
+                return -1, blob
+            return (sizes.get(blob, -1) if old else sizes[blob]), blob  # an old one gone: -1
+
         return {
-            path: (0, "") if not blob else (-1 if mode == GITLINK_MODE else sizes[blob], blob)
-            for path, (mode, blob) in found.items()
+            path: (sized(*old, old=True), sized(*new, old=False))
+            for path, (old, new) in found.items()
         }
 
     def raw_tree_diff(self, old_tree: str, new_tree: str) -> str:

@@ -72,7 +72,7 @@ from git_teddy.planning.recording import (
     record_turn,
     turn_files,
 )
-from git_teddy.planning.repomap import repository_overview
+from git_teddy.planning.repomap import repository_overview, tree_paths
 from git_teddy.planning.request_redaction import as_sent, request_findings
 from git_teddy.planning.tokens import TokenCounter
 from git_teddy.planning.url_approval import UrlGate
@@ -323,7 +323,7 @@ def gather_inputs(
     ]
     entries = without_excluded(merge(*layers), excluded)
     needs_files = any(set("*?[") & set(e) for e in entries if not is_url(e))
-    files = repo.list_files(tree) if needs_files else None
+    files = tree_paths(repo, tree) if needs_files else None  # the map's listing: cached
     names = without_excluded(expand(entries, files), excluded)
     counter = token_counter(ws)
     paths = [n for n in names if not is_url(n) and not is_session_ref(n)]
