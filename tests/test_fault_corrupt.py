@@ -152,7 +152,9 @@ def story(played: tuple[Path, dict[str, str], str], tmp_path: Path) -> Story:
 READERS = [("list",), ("stats",), ("context",), ("show",), ("log",)]
 
 
-@pytest.mark.parametrize("name", ["tokens.json", "index.toon", "branch", "fork", "placing"])
+@pytest.mark.parametrize(
+    "name", ["tokens.json", "token-pieces.marshal", "index.toon", "branch", "fork", "placing"]
+)
 def test_damaged_derived_files_are_rebuilt_or_passed_over(story: Story, name: str) -> None:
     path = {
         "branch": story.derived / "sessions" / story.id / "branch",

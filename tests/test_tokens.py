@@ -176,7 +176,8 @@ def test_hanging_download_is_cut_short_then_not_retried(
     assert 1.0 <= first["seconds"] < 4
     tried = len(silent_proxy.accepted)
     assert tried >= 1
-    second = count_once(tmp_path, hang, key="k2", wait=1.0)
+    # a text of new pieces: counting it needs a tokenizer (planning/token_pieces.py)
+    second = count_once(tmp_path, hang, key="k2", wait=1.0, text="unseen pieces")
     assert second["label"] == OFFLINE_LABEL and second["error"] == "its download hung recently"
     # Not retried: no new connection (asserted on behaviour, not on time, which a loaded
     # machine stretches).
@@ -215,7 +216,7 @@ def test_a_failed_download_is_not_retried_for_a_day(tmp_path: Path) -> None:
     # Without this repository's counts file (as in another repository), the same user's
     # next count does not try again.
     (tmp_path / "derived" / CACHE_FILE).unlink()
-    second = count_once(tmp_path, failing, key="k2")
+    second = count_once(tmp_path, failing, key="k2", text="unseen pieces")
     assert second["label"] == OFFLINE_LABEL
     assert second["error"].startswith("its download failed recently: ")
     assert proxy.taken == tried
@@ -223,7 +224,7 @@ def test_a_failed_download_is_not_retried_for_a_day(tmp_path: Path) -> None:
     marker = tmp_path / "empty" / "git-teddy-o200k_base.failed"  # beside tiktoken's cache
     record = json.loads(marker.read_text())
     marker.write_text(json.dumps({**record, "time": record["time"] - 86_401}))
-    third = count_once(tmp_path, failing, key="k3")
+    third = count_once(tmp_path, failing, key="k3", text="more unseen pieces")
     assert third["label"] == OFFLINE_LABEL and not third["error"].startswith("its download")
     assert proxy.taken > tried
     proxy.sock.close()
@@ -440,11 +441,12 @@ def test_a_plan_with_nothing_new_to_count_loads_no_tokenizer(
     teddy.ok(repo, "discard")
     # The same tree and message in another session: every count is cached, the request's
     # and the reply's too (counted for the books: the provider reports none). Without the
-    # map the request is new once, then cached as well.
+    # map the request is new once, but made of pieces already counted: counted without a
+    # tokenizer too (planning/token_pieces.py), then cached.
     no_map = {"TEDDY_MAP_TOKENS": "0"}
     for session, settings, loads in (
         ("second", {}, False),
-        ("third", no_map, True),
+        ("third", no_map, False),
         ("fourth", no_map, False),
     ):
         teddy.ok(repo, "new", session)

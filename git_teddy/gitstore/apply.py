@@ -205,8 +205,7 @@ def _merge(repo: GitRepo, base: str, ours: str, theirs: str, label: str) -> Merg
 
 def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[Change]:
     """Every path that differs, gitlinks included (diff-tree does not enter them)."""
-    out = runner.output(["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree], repo.cwd)
-    fields = out.split("\0")
+    fields = repo.raw_tree_diff(old_tree, new_tree).split("\0")
     changes = []
     for meta, path in zip(fields[0::2], fields[1::2], strict=False):
         if not meta:

@@ -5,6 +5,8 @@ remade (caches, scratch space) or is a local choice like HEAD (a session's curre
 
     teddy/
       tokens.json              token counts by blob id (git_teddy.planning.tokens)
+      token-pieces.marshal     token counts of pre-split pieces: new texts counted without a
+                               tokenizer (git_teddy.planning.token_pieces)
       context-cache/           whole answers of `git teddy context` (planning.context_cache)
       repomap/<tree>-<key>.json  a context's repository map by tree id (planning.repomap)
       system/tools.json        the developer tools on PATH and their versions, and what

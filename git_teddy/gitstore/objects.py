@@ -44,6 +44,7 @@ class ObjectsPart:
     dulwich: Repo
     _through_git: dict[bytes, ShaFile]  # objects dulwich lacked, read by git
     _commits: dict[str, CommitInfo]  # objects never change: read each once
+    _sizes: dict[str, int]  # blob id -> size, asked of git once per command
 
     def _object(self, sha: bytes) -> ShaFile:
         """An object of the repository. One dulwich does not have is asked of git, which
@@ -133,8 +134,15 @@ class ObjectsPart:
         return found
 
     def _bounded(self, blobs: list[str], limit: int, batch: bool = False) -> dict[str, bytes]:
-        """Blobs by id (missing ones left out): whole up to `limit` bytes, else cut."""
-        sizes = blob_sizes(blobs, self.cwd)
+        """Blobs by id (missing ones left out): whole up to `limit` bytes, else cut. Each
+        blob's size is asked of git once per command (a blob never changes): a file read
+        again (a turn's turn.yaml, by `execute`'s check and then under its claim) runs no git."""
+        if not blobs:
+            return {}  # no git process for nothing (a tree without the file)
+        unknown = [blob for blob in dict.fromkeys(blobs) if blob not in self._sizes]
+        if unknown:
+            self._sizes.update(blob_sizes(unknown, self.cwd))
+        sizes = {blob: self._sizes[blob] for blob in blobs if blob in self._sizes}
         small = [blob for blob in blobs if sizes.get(blob, limit + 1) <= limit]
         if batch:  # many: one more git process, not one object lookup each
             contents = dict(read_blobs(small, self.cwd)) if small else {}

@@ -65,6 +65,8 @@ class GitRepo(RefsPart, TreesPart, RemotesPart, BlamePart, DiffsPart):
         self._remotes: list[str] | None = None  # read with the teddy.* keys, else by `git remote`
         self._listing: RefListing | None = None  # see listing()
         self._commits: dict[str, CommitInfo] = {}  # objects never change: read each once
+        self._sizes: dict[str, int] = {}  # blob sizes, asked of git once (see _bounded)
+        self._tree_diffs: dict[tuple[str, str], str] = {}  # see raw_tree_diff
         self._big_packed_refs: bool | None = None  # see _git_writes_refs
 
     @classmethod

@@ -18,6 +18,7 @@ class TreesPart(ObjectsPart):
 
     toplevel: Path
     layout: Layout
+    _tree_diffs: dict[tuple[str, str], str]  # trees never change: each pair diffed once
 
     def _tree_at(self, tree_sha: str, path: str) -> Tree | Blob | None:
         obj = self._object(tree_sha.encode())
@@ -205,8 +206,7 @@ class TreesPart(ObjectsPart):
         absent (-1 for the size of an old blob no longer stored); one `git diff-tree` (which
         reads only the folders that differ) and one `git cat-file --batch-check` of the
         blobs' sizes."""
-        args = ["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree]
-        fields = runner.output(args, self.cwd).split("\0")
+        fields = self.raw_tree_diff(old_tree, new_tree).split("\0")
         found: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {}  # path -> (mode, blob)s
         for meta, path in zip(fields[0::2], fields[1::2], strict=False):
             if meta:
@@ -232,6 +232,15 @@ class TreesPart(ObjectsPart):
             path: (sized(*old, old=True), sized(*new, old=False))
             for path, (old, new) in found.items()
         }
+
+    def raw_tree_diff(self, old_tree: str, new_tree: str) -> str:
+        """`git diff-tree -r -z --no-renames` of two trees, run once per pair in a command
+        (`execute` lists what applying writes, then applies it: the same two trees)."""
+        key = (old_tree, new_tree)
+        if key not in self._tree_diffs:
+            args = ["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree]
+            self._tree_diffs[key] = runner.output(args, self.cwd)
+        return self._tree_diffs[key]
 
     def worktree_forms(self, blobs: Mapping[str, str]) -> dict[str, bytes]:
         """Each blob (by path) as `git checkout` would write it there: line endings,

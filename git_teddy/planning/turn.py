@@ -587,7 +587,8 @@ def _plan_on(
         asked = Asked(plan, attempts, system, payload, _usage(attempts), {})
     plan, attempts = asked.plan, asked.attempts
     reached("plan.replied")
-    if plan is not None and (problems := _refusals(ws, base)(plan)):  # a pipeline's plan
+    # A pipeline's plan is refused here; an asked one was, by ask_for_plan's check.
+    if pipeline is not None and plan is not None and (problems := _refusals(ws, base)(plan)):
         plan, attempts[-1].problems = None, problems
     if plan is None:
         raise no_valid_plan(ws, session, branch, asked)
