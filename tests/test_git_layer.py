@@ -40,6 +40,7 @@ RUNNER_NAMES_OUTSIDE = {
     "isolated_environ",
     "anchor_repository_env",
     "skip_pydantic_plugins",
+    "seed_yaml_pattern",
 }
 STDLIB_FAST_PATHS = [
     "git_teddy.gitstore.runner",
