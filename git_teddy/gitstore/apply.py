@@ -122,6 +122,9 @@ class Change:
         return self.old_mode not in (ABSENT_MODE, GITLINK_MODE) and not self.writes
 
 
+NO_INDEX = "no-index"  # a name never written in teddy's scratch folder: an empty index
+
+
 def _tree(repo: GitRepo, commit: str) -> str:
     return repo.read_commit(commit).tree
 
@@ -204,8 +207,11 @@ def _merge(repo: GitRepo, base: str, ours: str, theirs: str, label: str) -> Merg
 
 
 def _changes(repo: GitRepo, old_tree: str, new_tree: str) -> list[Change]:
-    """Every path that differs, gitlinks included (diff-tree does not enter them)."""
-    out = runner.output(["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree], repo.cwd)
+    """Every path that differs, gitlinks included (diff-tree does not enter them). The
+    index is not read: diff-tree loads it whole (for attributes a raw listing never uses),
+    so it is pointed at one that does not exist (issue 31: no pass over every file)."""
+    args = ["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree]
+    out = runner.output(args, repo.cwd, {"GIT_INDEX_FILE": str(repo.layout.scratch / NO_INDEX)})
     fields = out.split("\0")
     changes = []
     for meta, path in zip(fields[0::2], fields[1::2], strict=False):
@@ -437,12 +443,18 @@ def applied_tree(repo: GitRepo, base: str, result: str, user_state: str, label: 
 
 
 def apply_to_worktree(
-    repo: GitRepo, base: str, result: str, user_state: str, label: str = "theirs"
+    repo: GitRepo,
+    base: str,
+    result: str,
+    user_state: str,
+    label: str = "theirs",
+    known: list[Change] | None = None,
 ) -> ApplyResult:
     """Move the user's files from `user_state` to `result`, merging when the user's state
     is not `base` (the snapshot the turn started from; `label` names the result in conflict
     markers). CannotApply, with nothing written, when a change would write into a submodule
-    or lose a file no snapshot has."""
+    or lose a file no snapshot has. `known`: the caller's `tree_changes(base, result)`, not
+    listed again when there is nothing to merge."""
     _refuse_held_index(repo)
     target = _tree(repo, result)
     merged = _tree(repo, user_state) != _tree(repo, base)
@@ -451,7 +463,8 @@ def apply_to_worktree(
     if merged:
         outcome = _merge(repo, base, user_state, result, label)
         target, conflicts, kept = outcome.tree, outcome.conflicts, outcome.kept_yours
-    changes = _changes(repo, _tree(repo, user_state), target)
+    listed = known if known is not None and not merged else None
+    changes = listed if listed is not None else _changes(repo, _tree(repo, user_state), target)
     _refuse_paths_git_refuses(changes)
     _refuse_missing_blobs(repo, changes)
     quotes = repo.quotes_paths()  # file names in messages as git shows them (core.quotePath)
