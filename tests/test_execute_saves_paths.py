@@ -196,3 +196,46 @@ def test_an_ignored_file_where_the_turn_writes_is_never_replaced(
     assert applied.startswith("not applied: writing out.log would replace out.log")
     assert (repo / "out.log").read_text() == "the user's ignored file\n"
     assert not (repo / "two.txt").exists()  # nothing written
+
+
+def index_work(teddy: Teddy, repo: Path, *args: str) -> tuple[int, int, int]:
+    """Run `git teddy ARGS`; how many git processes in the user's working tree read an
+    index of every tracked file, how many index entries they wrote in all (trace2's
+    `read/cache_nr` and `write/cache_nr`: each read or write of an index handles all of it),
+    and how many compared two trees (`diff-tree`)."""
+    trace = repo.parent / "trace2.json"
+    trace.unlink(missing_ok=True)
+    Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).ok(repo, *args)
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    where = {e["sid"]: e.get("worktree") for e in events if e["event"] == "def_repo"}
+    data = [e for e in events if e["event"] == "data" and where.get(e["sid"]) == str(repo)]
+    reads = {e["sid"] for e in data if e["key"] == "read/cache_nr" and int(e["value"]) > 100}
+    written = sum(int(e["value"]) for e in data if e["key"] == "write/cache_nr")
+    names = [
+        e["name"] for e in events if e["event"] == "cmd_name" and where.get(e["sid"]) == str(repo)
+    ]
+    return len(reads), written, names.count("diff-tree")
+
+
+@pytest.mark.parametrize("runs", [False, True], ids=["files-only", "worktree"])
+def test_saving_the_written_paths_never_copies_the_whole_index(
+    repo: Path, teddy: Teddy, env: dict, runs: bool
+) -> None:
+    """The user's versions of the three paths are staged in an index of those paths alone:
+    the user's index (of 600 files) is read once, to list them, and no index of every file
+    is written, where a copy of the whole index used to be read three times and written
+    once, and each of two listings of the turn's change read the index too (the saved
+    state's content is checked by the tests above)."""
+    tracked = {f"d{n % 6}/f{n:03d}.txt": f"file {n}\n" for n in range(600)}
+    for folder in {path.split("/")[0] for path in tracked}:
+        (repo / folder).mkdir()
+    commit_files(repo, env, tracked)
+    actions = [create("x/one.txt", "1\n"), edit("app.py", "hello", "bye"), create("two.txt", "2\n")]
+    start(repo, teddy, *actions, *([WORKTREE] if runs else []))
+    (repo / "d0" / "f000.txt").write_text("the user's edit, not the turn's\n")
+
+    reads, written, tree_diffs = index_work(teddy, repo, "execute", "-y")
+    assert reads == 1 and written < 100, (reads, written)
+    assert tree_diffs == 1  # what the turn changed, listed once for saving and applying
+    assert "bye" in (repo / "app.py").read_text() and (repo / "two.txt").read_text() == "2\n"
+    assert (repo / "d0" / "f000.txt").read_text() == "the user's edit, not the turn's\n"

@@ -352,13 +352,13 @@ def _apply(
     # Whatever the user has now at the paths applying writes is saved first, so applying
     # can always be undone; their other files are neither read nor written (issue 31).
     base = turn.record.base_snapshot
-    writes = [change.path for change in tree_changes(ws.repo, base, snapshot)]
+    changes = tree_changes(ws.repo, base, snapshot)
     subject = applying_subject(turn.turn)
-    user_state = snapshot_paths(ws.repo, subject, base, writes)
+    user_state = snapshot_paths(ws.repo, subject, base, [change.path for change in changes])
     ws.store.keep_snapshot(turn.session, user_state)
     try:
         result = apply_to_worktree(
-            ws.repo, turn.record.base_snapshot, snapshot, user_state, f"turn {turn.turn}"
+            ws.repo, base, snapshot, user_state, f"turn {turn.turn}", changes
         )
     except CannotApply as refused:
         # The turn is done and reported either way; its result stays a snapshot.

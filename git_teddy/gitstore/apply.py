@@ -436,12 +436,18 @@ def applied_tree(repo: GitRepo, base: str, result: str, user_state: str, label: 
 
 
 def apply_to_worktree(
-    repo: GitRepo, base: str, result: str, user_state: str, label: str = "theirs"
+    repo: GitRepo,
+    base: str,
+    result: str,
+    user_state: str,
+    label: str = "theirs",
+    known: list[Change] | None = None,
 ) -> ApplyResult:
     """Move the user's files from `user_state` to `result`, merging when the user's state
     is not `base` (the snapshot the turn started from; `label` names the result in conflict
     markers). CannotApply, with nothing written, when a change would write into a submodule
-    or lose a file no snapshot has."""
+    or lose a file no snapshot has. `known`: the caller's `tree_changes(base, result)`, not
+    listed again when there is nothing to merge."""
     _refuse_held_index(repo)
     target = _tree(repo, result)
     merged = _tree(repo, user_state) != _tree(repo, base)
@@ -450,7 +456,8 @@ def apply_to_worktree(
     if merged:
         outcome = _merge(repo, base, user_state, result, label)
         target, conflicts, kept = outcome.tree, outcome.conflicts, outcome.kept_yours
-    changes = _changes(repo, _tree(repo, user_state), target)
+    listed = known if known is not None and not merged else None
+    changes = listed if listed is not None else _changes(repo, _tree(repo, user_state), target)
     _refuse_paths_git_refuses(changes)
     _refuse_missing_blobs(repo, changes)
     quotes = repo.quotes_paths()  # file names in messages as git shows them (core.quotePath)

@@ -12,6 +12,8 @@ from git_teddy.gitstore.layout import Layout
 from git_teddy.gitstore.objects import GITLINK_MODE, TREE_MODE, ObjectsPart
 from git_teddy.gitstore.runner import GitFailed
 
+NO_INDEX = "no-index"  # a name never written in teddy's scratch folder: an empty index
+
 
 class TreesPart(ObjectsPart):
     """Reads trees: a path's file or folder, a folder's files, a tree's whole listing."""
@@ -235,11 +237,15 @@ class TreesPart(ObjectsPart):
 
     def raw_tree_diff(self, old_tree: str, new_tree: str) -> str:
         """`git diff-tree -r -z --no-renames` of two trees, run once per pair in a command
-        (`execute` lists what applying writes, then applies it: the same two trees)."""
+        (`execute` lists what applying writes, then applies it: the same two trees). The
+        index is not read: diff-tree loads it whole (for attributes a raw listing never
+        uses), so it is pointed at one that does not exist (issue 31: no pass over every
+        file)."""
         key = (old_tree, new_tree)
         if key not in self._tree_diffs:
             args = ["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree]
-            self._tree_diffs[key] = runner.output(args, self.cwd)
+            no_index = {"GIT_INDEX_FILE": str(self.layout.scratch / NO_INDEX)}
+            self._tree_diffs[key] = runner.output(args, self.cwd, no_index)
         return self._tree_diffs[key]
 
     def worktree_forms(self, blobs: Mapping[str, str]) -> dict[str, bytes]:

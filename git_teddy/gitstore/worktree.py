@@ -58,6 +58,12 @@ SCAN = [
     *("status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignored=matching"),
     *("--no-renames", "--ignore-submodules=all"),
 ]
+# teddy's index of a scratch worktree (and the worktree's own, its copy) is a split index:
+# a write writes the entries changed since the split, not all of them with a checksum over
+# the whole (at 100,000 files a whole write costs more than a `git status`; issue 31 item 3).
+# Given to teddy's git calls that write it in the worktree alone, never to a call in the
+# user's repository or a submodule's; a plan's commands leave the split as they find it.
+SPLIT = ("-c", "core.splitIndex=true")
 
 
 def _hookless(no_hooks: Path) -> list[str]:
@@ -117,7 +123,7 @@ class Worktree:
         input: str | None = None,
     ) -> str:
         # Isolated: the worktree's own repository, whatever GIT_DIR the user's shell has.
-        config = _hookless(hooks or self.no_hooks)
+        config = [*_hookless(hooks or self.no_hooks), *SPLIT]
         return runner.output([*config, *args], self.path, env, isolated=True, input=input)
 
     def _staging(self) -> dict[str, str]:
@@ -131,7 +137,7 @@ class Worktree:
         changed is read), which also names the ignored files: the next run removes them
         alone instead of cleaning every folder."""
         config, staging = _hookless(self.no_hooks), self._staging()
-        listing = runner.output([*config, *SCAN], self.path, staging, isolated=True)
+        listing = runner.output([*config, *SPLIT, *SCAN], self.path, staging, isolated=True)
         scan = tree_paths.parse_scan(listing)
         excluded = self._excluded()
         staged = [path for path in scan.staged() if not tree_paths.under(path, excluded)]
@@ -456,7 +462,8 @@ def _own_index(path: Path) -> Path:
 def _reset(path: Path, commit: str, no_hooks: Path, clean: bool = True) -> None:
     """Move a pooled worktree to `commit`: only files that differ are rewritten. `clean`:
     untracked files may be there (a new worktree has none)."""
-    runner.output([*_hookless(no_hooks), "reset", "--quiet", "--hard", commit], path, isolated=True)
+    reset = [*_hookless(no_hooks), *SPLIT, "reset", "--quiet", "--hard", commit]
+    runner.output(reset, path, isolated=True)
     if clean:
         # -x also removes ignored leftovers of the previous run (build output, caches).
         runner.output([*_hookless(no_hooks), "clean", "-ffdxq"], path, isolated=True)
@@ -562,7 +569,7 @@ def _move(path: Path, last: Settled, commit: str, no_hooks: Path) -> bool:
         if last.leftovers is not None:
             _remove_leftovers(path, last.leftovers)
         if last.head != commit:
-            read = [*config, "read-tree", "-m", "-u", last.head, commit]
+            read = [*config, *SPLIT, "read-tree", "-m", "-u", last.head, commit]
             runner.output(read, path, staging, isolated=True)
             update = [*config, "update-ref", "--no-deref", "HEAD", commit]
             runner.output(update, path, isolated=True)

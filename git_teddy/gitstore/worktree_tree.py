@@ -127,29 +127,40 @@ def paths_entries(
     folder stands for the files in it) as the working tree has them, nothing else of the
     working tree read: staged_tree's way on those paths alone, so its cost follows them,
     not the repository (issue 31 item 2). A path the working tree does not have (or has
-    ignored, or secret-looking) has no entry, as a snapshot would leave it out."""
+    ignored, or secret-looking) has no entry, as a snapshot would leave it out.
+
+    The real index is read once (one listing of those paths' entries and untracked files);
+    the staging happens in a small index of their entries alone, never a copy of the whole
+    index, so no git process reads or writes an index of every file of the repository.
+    A skip-worktree entry stays as the index has it, as `git add` leaves it."""
     specs = [f":(literal){rel}" for rel in paths]
     scratch.mkdir(parents=True, exist_ok=True)
+    # One listing of those paths, tagged: `?` untracked (a nested repository as `dir/`),
+    # `S` skip-worktree, any other tag an entry of the index (its mode, blob and stage).
+    listing = ["ls-files", "-z", "-t", "--stage", "--cached", "--others", "--exclude-standard"]
+    real = {"GIT_INDEX_FILE": str(index), "GIT_OPTIONAL_LOCKS": "0"}
+    known: list[str] = []  # `mode blob stage\tpath` of each entry
+    tracked: dict[str, None] = {}  # the entries' paths to stage again (not skip-worktree)
+    untracked: list[str] = []
+    for item in runner.output([*listing, "--", *specs], top, real).split("\0"):
+        tag, _, rest = item.partition(" ")
+        if tag == "?":
+            untracked.append(rest)
+        elif rest:
+            known.append(rest)
+            if tag != "S":  # as `git add -u` would (which leaves skip-worktree entries)
+                tracked.setdefault(rest.partition("\t")[2])
     with tempfile.TemporaryDirectory(dir=scratch, prefix="paths-") as folder:
-        scan_index = Path(folder) / "index"
-        if index.exists():  # its stat data spare re-reading the tracked files not changed
-            _copy_keeping_mtime(index, scan_index)
-        scan = {"GIT_INDEX_FILE": str(scan_index), "GIT_OPTIONAL_LOCKS": "0"}
+        scan = {"GIT_INDEX_FILE": str(Path(folder) / "index"), "GIT_OPTIONAL_LOCKS": "0"}
         no_hooks = runner.hookless(scratch / "no-hooks")
-        # One listing of those paths, tagged: `?` untracked (a nested repository as `dir/`),
-        # any other tag a path the index has.
-        listing = ["ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard"]
-        tracked: dict[str, None] = {}
-        untracked: list[str] = []
-        for item in runner.output([*listing, "--", *specs], top, scan).split("\0"):
-            if item.startswith("? "):
-                untracked.append(item[2:])
-            elif item:
-                tracked.setdefault(item[2:])
-        if tracked:  # as `git add -u` would (which refuses a path matching no entry)
-            update = ["update-index", "--remove", "--ignore-skip-worktree-entries"]
+        if known:
+            listed = "".join(f"{entry}\0" for entry in known)
+            index_info = [*no_hooks, "update-index", "-z", "--index-info"]
+            runner.output(index_info, top, scan, input=listed)
+        if tracked:  # each re-hashed (the small index has no stat data): they are few
+            update = ["update-index", "--remove", "-z", "--stdin"]
             stdin = "".join(f"{rel}\0" for rel in tracked)
-            runner.output([*no_hooks, *update, "-z", "--stdin"], top, scan, input=stdin)
+            runner.output([*no_hooks, *update], top, scan, input=stdin)
         secrets = set(untracked_secrets(top, untracked, configured_globs(top, globs)))
         _add_listed(top, scan, no_hooks, [rel for rel in untracked if rel not in secrets])
         found = runner.output(["ls-files", "--stage", "-z", "--", *specs], top, scan)
