@@ -37,10 +37,12 @@ def test_execute_runs_no_git_command_twice(repo: Path, teddy: Teddy) -> None:
     Teddy({**teddy.env, "GIT_TRACE2_EVENT": str(trace)}).ok(repo, "execute", "-y")
     assert (repo / "README.md").read_text() == "# demo 2\n"
     processes = started(trace)
-    twice = {line: n for line, n in Counter(processes).items() if n > 1}
-    # The only command run twice reads two sets of blobs: the turn's record (once, though
-    # read twice), then the files the session log is written from.
-    assert twice == {BATCH_CHECK: 2}, processes
+    twice = {line.rpartition("no-hooks ")[2]: n for line, n in Counter(processes).items() if n > 1}
+    # Run twice: a batch check of two sets of blobs (the turn's record, once though read
+    # twice; then the files the session log is written from), and an `--index-info` into two
+    # temporary indexes (the saved state of the paths the plan writes; the edited file as
+    # `git checkout` would write it).
+    assert twice == {BATCH_CHECK: 2, "update-index -z --index-info": 2}, processes
     assert sum(line.startswith("diff-tree ") for line in processes) == 1, processes
 
 
