@@ -219,12 +219,17 @@ def test_split_is_none_for_an_unknown_pattern_or_lone_surrogates() -> None:
     assert split("cl100k_base", "a \ud800 b") is None  # tiktoken replaces it first
 
 
-def test_a_text_with_a_lone_surrogate_is_counted_by_the_tokenizer(
-    tmp_path: Path, cl100k: tiktoken.Encoding, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process as the tool runs here: no network, nothing to download."""
     (tmp_path / "empty").mkdir()
     for name, value in no_network(tmp_path / "empty").items():
         monkeypatch.setenv(name, value)
+
+
+def test_a_text_with_a_lone_surrogate_is_counted_by_the_tokenizer(
+    tmp_path: Path, cl100k: tiktoken.Encoding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    offline(tmp_path, monkeypatch)
     counter = TokenCounter("o200k_base", tmp_path / "tokens.json")
     counter.count("a b c")  # pieces learned
     text = "a \ud800 b c"
@@ -235,9 +240,7 @@ def test_a_text_with_a_lone_surrogate_is_counted_by_the_tokenizer(
 def test_count_many_mixes_piece_counts_and_the_tokenizers(
     tmp_path: Path, cl100k: tiktoken.Encoding, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "empty").mkdir()
-    for name, value in no_network(tmp_path / "empty").items():
-        monkeypatch.setenv(name, value)
+    offline(tmp_path, monkeypatch)
     first = TokenCounter("o200k_base", tmp_path / "tokens.json")
     first.count("alpha beta gamma 12 34\n")
     first.save()
